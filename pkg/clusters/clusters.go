@@ -1,0 +1,290 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// DefaultWaitCacheTimeout is how long Add waits for a new cluster's cache to sync when WaitCacheTimeout is unset.
+const DefaultWaitCacheTimeout = 2 * time.Minute
+
+// Clusters is a set of named clusters for a provider to embed. The zero value is not usable; create it with New.
+// All methods are safe for concurrent use.
+type Clusters[T cluster.Cluster] struct {
+	// ErrorHandler receives errors that cannot be returned to a caller, such as a cluster's Start failing after it
+	// was engaged, with key/value pairs naming the cluster. By default they are logged.
+	ErrorHandler func(error, string, ...any)
+
+	// EqualClusters decides whether AddOrReplace finds nothing to replace. By default it is the package function
+	// EqualClusters, which compares the clusters' rest.Configs.
+	EqualClusters func(a, b T) bool
+
+	// WaitCacheTimeout bounds how long Add and AddOrReplace wait for a new cluster's cache to sync. Zero means
+	// DefaultWaitCacheTimeout.
+	WaitCacheTimeout time.Duration
+
+	lock     sync.RWMutex
+	clusters map[string]*entry[T]
+	indexers []Index
+}
+
+// entry is one cluster with the cancel function of its context.
+type entry[T cluster.Cluster] struct {
+	cluster T
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// Index is a field index recorded by IndexField, re-applied to every cluster added later.
+type Index struct {
+	Object    client.Object
+	Field     string
+	Extractor client.IndexerFunc
+}
+
+// New returns an empty set of clusters.
+func New[T cluster.Cluster]() Clusters[T] {
+	return Clusters[T]{
+		clusters: map[string]*entry[T]{},
+	}
+}
+
+// ClusterNames returns the names of the clusters, sorted.
+func (c *Clusters[T]) ClusterNames() []string {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	names := make([]string, 0, len(c.clusters))
+	for name := range c.clusters {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Get returns the named cluster, or an error matching multicluster.ErrClusterNotFound.
+func (c *Clusters[T]) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+	cl, err := c.GetTyped(ctx, clusterName)
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// GetTyped returns the named cluster as its own type, or an error matching multicluster.ErrClusterNotFound.
+func (c *Clusters[T]) GetTyped(_ context.Context, clusterName string) (T, error) {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	if e, ok := c.clusters[clusterName]; ok {
+		return e.cluster, nil
+	}
+	var zero T
+	return zero, fmt.Errorf("cluster %q: %w", clusterName, multicluster.ErrClusterNotFound)
+}
+
+// Add starts the cluster with a context derived from ctx (ctx is the parent of the cluster's lifetime, typically the
+// provider's run context), applies the recorded field indexes, waits for its cache to sync (at most
+// WaitCacheTimeout) and engages it with aware. The cluster is retrievable with Get from the start. It fails for a
+// name already present. If any step fails, the cluster is stopped and removed, and the error names it.
+func (c *Clusters[T]) Add(ctx context.Context, clusterName string, cl T, aware multicluster.Aware) error {
+	c.lock.Lock()
+	if c.clusters == nil {
+		c.clusters = map[string]*entry[T]{}
+	}
+	if _, ok := c.clusters[clusterName]; ok {
+		c.lock.Unlock()
+		return fmt.Errorf("cluster %q already exists", clusterName)
+	}
+	e, err := c.newEntryLocked(ctx, clusterName, cl)
+	if err != nil {
+		c.lock.Unlock()
+		return err
+	}
+	c.clusters[clusterName] = e
+	c.lock.Unlock()
+
+	return c.startAndEngage(clusterName, e, aware)
+}
+
+// AddOrReplace adds the cluster like Add. If the name is present and EqualClusters finds the new cluster equal to
+// the present one, it does nothing. Otherwise the new cluster is started, synced and engaged (which replaces the
+// old one in every engaged component), and only then is the old one stopped; its teardown never removes the new
+// one. If the new cluster fails, the old one stays.
+func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T, aware multicluster.Aware) error {
+	c.lock.Lock()
+	if c.clusters == nil {
+		c.clusters = map[string]*entry[T]{}
+	}
+	old, present := c.clusters[clusterName]
+	if present && c.equal(old.cluster, cl) {
+		c.lock.Unlock()
+		return nil
+	}
+	e, err := c.newEntryLocked(ctx, clusterName, cl)
+	if err != nil {
+		c.lock.Unlock()
+		return err
+	}
+	if !present {
+		c.clusters[clusterName] = e
+	}
+	c.lock.Unlock()
+
+	if !present {
+		return c.startAndEngage(clusterName, e, aware)
+	}
+
+	// Bring the new cluster up beside the old one; the old one serves Get until the new one is engaged.
+	if err := c.start(clusterName, e); err != nil {
+		return err
+	}
+	c.lock.Lock()
+	if c.clusters[clusterName] != old {
+		// Removed or replaced meanwhile: that later decision wins.
+		c.lock.Unlock()
+		e.cancel()
+		return fmt.Errorf("cluster %q changed while it was being replaced", clusterName)
+	}
+	c.clusters[clusterName] = e
+	c.lock.Unlock()
+
+	if err := aware.Engage(e.ctx, clusterName, cl); err != nil {
+		c.lock.Lock()
+		if c.clusters[clusterName] == e {
+			c.clusters[clusterName] = old
+		}
+		c.lock.Unlock()
+		e.cancel()
+		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "engage").Inc()
+		return fmt.Errorf("engaging cluster %q: %w", clusterName, err)
+	}
+	old.cancel()
+	return nil
+}
+
+// Remove stops the named cluster by cancelling its context, which disengages it everywhere, and forgets it. It
+// does nothing for unknown names.
+func (c *Clusters[T]) Remove(clusterName string) {
+	c.lock.Lock()
+	e, ok := c.clusters[clusterName]
+	if ok {
+		delete(c.clusters, clusterName)
+	}
+	c.lock.Unlock()
+	if ok {
+		e.cancel()
+	}
+}
+
+// IndexField records the index and registers it on every present cluster; clusters added later get it before
+// they start. Errors name the clusters they concern.
+func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
+	c.lock.Lock()
+	c.indexers = append(c.indexers, Index{Object: obj, Field: field, Extractor: extractValue})
+	present := make(map[string]T, len(c.clusters))
+	for name, e := range c.clusters {
+		present[name] = e.cluster
+	}
+	c.lock.Unlock()
+
+	var errs []error
+	for name, cl := range present {
+		if err := cl.GetFieldIndexer().IndexField(ctx, obj, field, extractValue); err != nil {
+			errs = append(errs, fmt.Errorf("cluster %q: indexing field %q of %T: %w", name, field, obj, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Indexers returns the field indexes recorded so far.
+func (c *Clusters[T]) Indexers() []Index {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	return slices.Clone(c.indexers)
+}
+
+// newEntryLocked creates the cluster's context and applies the recorded indexes.
+func (c *Clusters[T]) newEntryLocked(ctx context.Context, clusterName string, cl T) (*entry[T], error) {
+	for _, idx := range c.indexers {
+		if err := cl.GetFieldIndexer().IndexField(ctx, idx.Object, idx.Field, idx.Extractor); err != nil {
+			return nil, fmt.Errorf("cluster %q: indexing field %q of %T: %w", clusterName, idx.Field, idx.Object, err)
+		}
+	}
+	clusterCtx, cancel := context.WithCancel(ctx)
+	e := &entry[T]{cluster: cl, ctx: clusterCtx, cancel: cancel}
+	context.AfterFunc(clusterCtx, func() { c.forget(clusterName, e) })
+	return e, nil
+}
+
+// forget removes the entry once its context ends, unless the name now holds another cluster.
+func (c *Clusters[T]) forget(clusterName string, e *entry[T]) {
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if c.clusters[clusterName] == e {
+		delete(c.clusters, clusterName)
+	}
+}
+
+// startAndEngage starts a newly added cluster and engages it; on failure the cluster is stopped and removed.
+func (c *Clusters[T]) startAndEngage(clusterName string, e *entry[T], aware multicluster.Aware) error {
+	if err := c.start(clusterName, e); err != nil {
+		return err
+	}
+	if err := aware.Engage(e.ctx, clusterName, e.cluster); err != nil {
+		e.cancel()
+		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "engage").Inc()
+		return fmt.Errorf("engaging cluster %q: %w", clusterName, err)
+	}
+	return nil
+}
+
+// start runs the cluster in the background and waits, at most WaitCacheTimeout, for its cache to sync. On failure
+// the cluster is stopped.
+func (c *Clusters[T]) start(clusterName string, e *entry[T]) error {
+	began := time.Now()
+	go func() {
+		if err := e.cluster.Start(e.ctx); err != nil {
+			c.handleError(err, "Cluster stopped with an error", "cluster", clusterName)
+			e.cancel()
+		}
+	}()
+
+	timeout := c.WaitCacheTimeout
+	if timeout <= 0 {
+		timeout = DefaultWaitCacheTimeout
+	}
+	syncCtx, cancel := context.WithTimeout(e.ctx, timeout)
+	defer cancel()
+	if !e.cluster.GetCache().WaitForCacheSync(syncCtx) {
+		e.cancel()
+		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "sync").Inc()
+		return fmt.Errorf("cluster %q: cache did not sync within %s: %w", clusterName, timeout, context.Cause(syncCtx))
+	}
+	metrics.ProviderEngageDuration.Observe(time.Since(began).Seconds())
+	return nil
+}
+
+func (c *Clusters[T]) handleError(err error, msg string, keysAndValues ...any) {
+	if c.ErrorHandler != nil {
+		c.ErrorHandler(err, msg, keysAndValues...)
+		return
+	}
+	logf.Log.WithName("clusters").Error(err, msg, keysAndValues...)
+}
+
+func (c *Clusters[T]) equal(a, b T) bool {
+	if c.EqualClusters != nil {
+		return c.EqualClusters(a, b)
+	}
+	return EqualClusters(a, b)
+}

@@ -1,0 +1,18 @@
+/*
+Package clusters provides Clusters, the building block of providers: a map of named clusters that starts each
+cluster with its own context, waits (bounded) for its cache, engages it, re-applies every recorded field index to
+clusters added later, and stops a cluster by cancelling its context.
+
+A provider embeds Clusters[T] (which gives it Get and IndexField) and calls Add, AddOrReplace and Remove from its
+discovery loop.
+
+Guarantees:
+
+  - A cluster is retrievable with Get from before it is engaged until its context ends, so no event of a new
+    cluster reaches a reconciler that cannot find it.
+  - Replacing a cluster under the same name engages the new one before stopping the old one, and the old one's
+    teardown never removes the new one.
+  - A cluster that fails to start, sync or engage is stopped and removed entirely, and the error names it.
+  - Field indexes registered at any time reach every cluster, current and future.
+*/
+package clusters

@@ -1,0 +1,104 @@
+package handler
+
+import (
+	"context"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+)
+
+// EventHandler is an event handler of one cluster that enqueues multi-cluster requests.
+type EventHandler = handler.TypedEventHandler[client.Object, mcreconcile.Request]
+
+// EventHandlerFunc builds the EventHandler for one engaged cluster, given its name and the cluster.
+type EventHandlerFunc = func(string, cluster.Cluster) EventHandler
+
+// TypedEventHandlerFunc builds the event handler for one engaged cluster, given its name and the cluster. It is
+// called once for every cluster a source is started for.
+type TypedEventHandlerFunc[object client.Object, request mcreconcile.ClusterAware[request]] func(string, cluster.Cluster) handler.TypedEventHandler[object, request]
+
+// queueAdapter wraps an event handler so that the queue it sees is a converted view of the controller's queue.
+type queueAdapter[object any, from, to comparable] struct {
+	handler handler.TypedEventHandler[object, from]
+	wrap    func(workqueue.TypedRateLimitingInterface[to]) workqueue.TypedRateLimitingInterface[from]
+}
+
+func (a *queueAdapter[object, from, to]) Create(ctx context.Context, evt event.TypedCreateEvent[object], q workqueue.TypedRateLimitingInterface[to]) {
+	a.handler.Create(ctx, evt, a.wrap(q))
+}
+
+func (a *queueAdapter[object, from, to]) Update(ctx context.Context, evt event.TypedUpdateEvent[object], q workqueue.TypedRateLimitingInterface[to]) {
+	a.handler.Update(ctx, evt, a.wrap(q))
+}
+
+func (a *queueAdapter[object, from, to]) Delete(ctx context.Context, evt event.TypedDeleteEvent[object], q workqueue.TypedRateLimitingInterface[to]) {
+	a.handler.Delete(ctx, evt, a.wrap(q))
+}
+
+func (a *queueAdapter[object, from, to]) Generic(ctx context.Context, evt event.TypedGenericEvent[object], q workqueue.TypedRateLimitingInterface[to]) {
+	a.handler.Generic(ctx, evt, a.wrap(q))
+}
+
+// TypedForCluster turns a single-cluster handler into a handler of the named cluster: every reconcile.Request it
+// enqueues becomes a multi-cluster request for clusterName.
+func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, reconcile.Request], clusterName string) handler.TypedEventHandler[object, mcreconcile.Request] {
+	forward := func(r reconcile.Request) mcreconcile.Request {
+		return mcreconcile.Request{Request: r, ClusterName: clusterName}
+	}
+	backward := func(r mcreconcile.Request) reconcile.Request { return r.Request }
+	return &queueAdapter[object, reconcile.Request, mcreconcile.Request]{
+		handler: h,
+		wrap: func(q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+			return newMappedQueue(q, forward, backward)
+		},
+	}
+}
+
+// ForCluster turns a single-cluster handler into a handler of the named cluster. See TypedForCluster.
+func ForCluster(h handler.EventHandler, clusterName string) EventHandler {
+	return TypedForCluster[client.Object](h, clusterName)
+}
+
+// TypedLift turns a single-cluster handler into a multi-cluster one: in every cluster, the requests it enqueues
+// carry that cluster's name. The same handler instance serves all clusters, so it must not keep per-cluster
+// state; build one per cluster with a TypedEventHandlerFunc if it does.
+func TypedLift[object client.Object](h handler.TypedEventHandler[object, reconcile.Request]) TypedEventHandlerFunc[object, mcreconcile.Request] {
+	return func(clusterName string, _ cluster.Cluster) handler.TypedEventHandler[object, mcreconcile.Request] {
+		return TypedForCluster(h, clusterName)
+	}
+}
+
+// Lift turns a single-cluster handler into a multi-cluster one. See TypedLift.
+func Lift(h handler.EventHandler) EventHandlerFunc {
+	return TypedLift[client.Object](h)
+}
+
+// TypedInjectCluster wraps a handler that already enqueues cluster-aware requests so that, in every cluster, the
+// requests it enqueues are stamped with that cluster's name, whatever cluster they named before.
+func TypedInjectCluster[object client.Object, request mcreconcile.ClusterAware[request]](h handler.TypedEventHandler[object, request]) TypedEventHandlerFunc[object, request] {
+	return func(clusterName string, _ cluster.Cluster) handler.TypedEventHandler[object, request] {
+		stamp := func(r request) request { return r.WithCluster(clusterName) }
+		keep := func(r request) request { return r }
+		return &queueAdapter[object, request, request]{
+			handler: h,
+			wrap: func(q workqueue.TypedRateLimitingInterface[request]) workqueue.TypedRateLimitingInterface[request] {
+				return newMappedQueue(q, stamp, keep)
+			},
+		}
+	}
+}
+
+// WithLowPriorityWhenUnchanged passes controller-runtime's priority-queue hint through a multi-cluster handler:
+// in every cluster, create events of the initial list and updates that do not change the object are enqueued with
+// low priority when the controller uses a priority queue.
+func WithLowPriorityWhenUnchanged[object client.Object, request mcreconcile.ClusterAware[request]](u TypedEventHandlerFunc[object, request]) TypedEventHandlerFunc[object, request] {
+	return func(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[object, request] {
+		return handler.WithLowPriorityWhenUnchanged(u(clusterName, cl))
+	}
+}

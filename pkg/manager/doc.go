@@ -1,0 +1,21 @@
+/*
+Package manager provides the multi-cluster Manager: a controller-runtime manager of the host cluster (the one the
+controller process was configured for) that also knows a fleet of clusters, handed to it by a Provider.
+
+The Manager is multicluster.Aware: a provider engages clusters with it, and it fans every cluster out to each
+cluster-aware runnable added with Add (multi-cluster controllers are such runnables), including runnables added
+after the cluster was engaged and after the manager started. A cluster stays engaged until the context it was
+engaged with ends.
+
+Reconcilers reach a cluster by name with GetCluster; the name LocalCluster ("") always means the host cluster. With a
+nil provider, or one that declares itself multicluster.HostOnly (like the nop provider), the manager runs in
+single-cluster mode and controllers built with the multi-cluster builder watch the host cluster only.
+
+Main entry points:
+
+  - New: build a host manager from a rest.Config and wrap it.
+  - WithMultiCluster: wrap an existing controller-runtime manager.
+  - Manager.GetCluster, Manager.GetManager, Manager.ClusterFromContext: reach a cluster.
+  - Manager.Start: starts the host manager and, if the provider is a multicluster.ProviderRunnable, the provider.
+*/
+package manager

@@ -1,0 +1,146 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// Engage records the cluster and engages it with every cluster-aware runnable added so far; runnables added later
+// are engaged with it when they are added. It never blocks on the cluster. Engaging the same instance again while
+// it is engaged is a no-op; engaging another instance under the same name replaces the first everywhere. The
+// cluster stays engaged until ctx ends. A cluster engaged under LocalCluster is rejected: that name is the host's.
+func (m *mcManager) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+	if name == LocalCluster {
+		return errors.New("cannot engage a cluster under the empty name: it is reserved for the host cluster")
+	}
+	if cl == nil {
+		return fmt.Errorf("cluster %q: cannot engage a nil cluster", name)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+
+	m.fanout.Lock()
+	defer m.fanout.Unlock()
+
+	m.mu.Lock()
+	old := m.clusters[name]
+	if old != nil && old.cluster == cl && old.ctx.Err() == nil {
+		m.mu.Unlock()
+		return nil
+	}
+	eng := &engagement{ctx: ctx, cluster: cl}
+	m.clusters[name] = eng
+	awares := append([]multicluster.Aware(nil), m.awares...)
+	m.mu.Unlock()
+
+	if old == nil {
+		metrics.EngagedClusters.Inc()
+		metrics.ClusterEngagements.WithLabelValues("engaged").Inc()
+	} else {
+		metrics.ClusterEngagements.WithLabelValues("replaced").Inc()
+	}
+	context.AfterFunc(ctx, func() { m.forget(name, eng) })
+
+	var errs []error
+	for _, aware := range awares {
+		if err := aware.Engage(ctx, name, cl); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		metrics.ClusterEngagements.WithLabelValues("error").Inc()
+		metrics.ClusterErrors.WithLabelValues(name, "manager", "engage").Inc()
+		return fmt.Errorf("engaging cluster %q: %w", name, errors.Join(errs...))
+	}
+	return nil
+}
+
+// forget removes the engagement when its context ends, unless the name has been engaged again since.
+func (m *mcManager) forget(name string, eng *engagement) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.clusters[name] == eng {
+		delete(m.clusters, name)
+		metrics.EngagedClusters.Dec()
+	}
+}
+
+// Add adds a cluster-aware runnable to the host manager and engages it with every cluster engaged so far.
+func (m *mcManager) Add(r Runnable) error {
+	if err := m.Manager.Add(r); err != nil {
+		return err
+	}
+
+	m.fanout.Lock()
+	defer m.fanout.Unlock()
+
+	m.mu.Lock()
+	m.awares = append(m.awares, r)
+	type named struct {
+		name string
+		eng  *engagement
+	}
+	live := make([]named, 0, len(m.clusters))
+	for name, eng := range m.clusters {
+		if eng.ctx.Err() == nil {
+			live = append(live, named{name, eng})
+		}
+	}
+	m.mu.Unlock()
+
+	var errs []error
+	for _, c := range live {
+		if err := r.Engage(c.eng.ctx, c.name, c.eng.cluster); err != nil {
+			errs = append(errs, fmt.Errorf("engaging cluster %q: %w", c.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Start starts the provider, if it runs a discovery loop, and the host manager.
+func (m *mcManager) Start(ctx context.Context) error {
+	var err error
+	if runnable, ok := m.provider.(multicluster.ProviderRunnable); ok {
+		m.providerOnce.Do(func() {
+			err = m.Manager.Add(&providerRunnable{
+				provider:           runnable,
+				aware:              m,
+				needLeaderElection: m.providerNeedsLeaderElection,
+			})
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("adding the provider to the manager: %w", err)
+	}
+	return m.Manager.Start(ctx)
+}
+
+// providerRunnable runs a provider's discovery loop as a runnable of the host manager.
+type providerRunnable struct {
+	provider           multicluster.ProviderRunnable
+	aware              multicluster.Aware
+	needLeaderElection bool
+}
+
+func (p *providerRunnable) Start(ctx context.Context) error {
+	err := p.provider.Start(ctx, p.aware)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// Stopping because the manager stops is not a failure.
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("provider %T: %w", p.provider, err)
+	}
+	return nil
+}
+
+func (p *providerRunnable) NeedLeaderElection() bool {
+	return p.needLeaderElection
+}

@@ -1,0 +1,122 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+var log = logf.Log.WithName("multicluster-source")
+
+// informerRetry is how often a per-cluster source retries getting its informer (for example while the cluster's
+// API server is unreachable or a CRD is not installed yet).
+var informerRetry = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 10 * time.Second}
+
+// clusterKind is the source of one cluster produced by Kind. Unlike controller-runtime's Kind, it removes its
+// event handler from the informer when the context it was started with ends, and its WaitForSync can be called
+// again after a timeout: the source keeps trying until its context ends.
+type clusterKind[object client.Object, request comparable] struct {
+	clusterName string
+	cache       cache.Cache
+	obj         object
+	handler     handler.TypedEventHandler[object, request]
+	predicates  []predicate.TypedPredicate[object]
+
+	startOnce sync.Once
+	done      chan struct{} // closed when the handler has synced or starting failed for good
+	err       error         // set before done is closed
+}
+
+var _ source.TypedSyncingSource[string] = &clusterKind[client.Object, string]{}
+
+// Start registers the event handler on the cluster's informer, in the background. It never blocks.
+func (k *clusterKind[object, request]) Start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[request]) error {
+	if k.cache == nil {
+		return fmt.Errorf("cluster %q: kind source for %T has no cache", k.clusterName, k.obj)
+	}
+	if k.handler == nil {
+		return fmt.Errorf("cluster %q: kind source for %T has no handler", k.clusterName, k.obj)
+	}
+	started := false
+	k.startOnce.Do(func() {
+		started = true
+		k.done = make(chan struct{})
+		go k.run(ctx, queue)
+	})
+	if !started {
+		return fmt.Errorf("cluster %q: kind source for %T started twice", k.clusterName, k.obj)
+	}
+	return nil
+}
+
+func (k *clusterKind[object, request]) run(ctx context.Context, queue workqueue.TypedRateLimitingInterface[request]) {
+	defer close(k.done)
+	log := log.WithValues("cluster", k.clusterName, "kind", fmt.Sprintf("%T", k.obj))
+
+	var (
+		informer cache.Informer
+		lastErr  error
+	)
+	if err := wait.ExponentialBackoffWithContext(ctx, informerRetry, func(ctx context.Context) (bool, error) {
+		informer, lastErr = k.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
+		if lastErr != nil {
+			log.Error(lastErr, "Failed to get informer, will retry")
+			return false, nil
+		}
+		return true, nil
+	}); err != nil {
+		if lastErr == nil {
+			lastErr = err
+		}
+		k.err = fmt.Errorf("cluster %q: getting informer for %T: %w", k.clusterName, k.obj, lastErr)
+		return
+	}
+
+	registration, err := informer.AddEventHandlerWithOptions(
+		&eventHandler[object, request]{ctx: ctx, clusterName: k.clusterName, queue: queue, handler: k.handler, predicates: k.predicates},
+		toolscache.HandlerOptions{Logger: &log},
+	)
+	if err != nil {
+		k.err = fmt.Errorf("cluster %q: adding event handler for %T: %w", k.clusterName, k.obj, err)
+		return
+	}
+	context.AfterFunc(ctx, func() {
+		if err := informer.RemoveEventHandler(registration); err != nil {
+			log.Error(err, "Failed to remove event handler")
+		}
+	})
+
+	if !toolscache.WaitForCacheSync(ctx.Done(), registration.HasSynced) {
+		k.err = fmt.Errorf("cluster %q: stopped before the %T cache synced: %w", k.clusterName, k.obj, context.Cause(ctx))
+	}
+}
+
+// WaitForSync waits until the source's handler has seen the informer's initial list. When ctx ends first it
+// returns an error and leaves the source running, so it can be waited on again.
+func (k *clusterKind[object, request]) WaitForSync(ctx context.Context) error {
+	if k.done == nil {
+		return fmt.Errorf("cluster %q: kind source for %T was not started", k.clusterName, k.obj)
+	}
+	select {
+	case <-k.done:
+		return k.err
+	case <-ctx.Done():
+		return fmt.Errorf("cluster %q: timed out waiting for the %T cache to sync: %w", k.clusterName, k.obj, ctx.Err())
+	}
+}
+
+func (k *clusterKind[object, request]) String() string {
+	return fmt.Sprintf("kind source: %T in cluster %q", k.obj, k.clusterName)
+}

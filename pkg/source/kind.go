@@ -1,0 +1,125 @@
+package source
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+)
+
+// ClusterFilterFunc decides whether a source watches the named cluster.
+type ClusterFilterFunc func(clusterName string, cluster cluster.Cluster) bool
+
+// Source is a multi-cluster source of multi-cluster requests.
+type Source = TypedSource[client.Object, mcreconcile.Request]
+
+// TypedSource is a multi-cluster source: it produces a controller-runtime source for each engaged cluster.
+type TypedSource[object client.Object, request mcreconcile.ClusterAware[request]] interface {
+	// ForCluster returns the source of the named cluster. The boolean is false when the source does not watch
+	// this cluster at all (for example because of a cluster filter); the returned source is nil then.
+	ForCluster(string, cluster.Cluster) (source.TypedSource[request], bool, error)
+}
+
+// SyncingSource is a multi-cluster source whose per-cluster sources can be waited on until their caches sync.
+type SyncingSource[object client.Object] TypedSyncingSource[object, mcreconcile.Request]
+
+// TypedSyncingSource is a multi-cluster source whose per-cluster sources can be waited on until their caches sync.
+// WithProjection and WithClusterFilter return a new source and leave the receiver unchanged.
+type TypedSyncingSource[object client.Object, request mcreconcile.ClusterAware[request]] interface {
+	TypedSource[object, request]
+
+	// SyncingForCluster is ForCluster returning a syncing source.
+	SyncingForCluster(string, cluster.Cluster) (source.TypedSyncingSource[request], bool, error)
+
+	// WithProjection returns a source that watches, in each cluster, the object the projection returns for that
+	// cluster instead of the source's object (for example its metadata-only form).
+	WithProjection(func(cluster.Cluster, object) (object, error)) TypedSyncingSource[object, request]
+
+	// WithClusterFilter returns a source that only watches clusters accepted by the filter and by every filter
+	// set before.
+	WithClusterFilter(ClusterFilterFunc) TypedSyncingSource[object, request]
+}
+
+// Kind watches objects of obj's type in every engaged cluster and hands their events, filtered by predicates, to
+// the handler built for the cluster.
+func Kind[object client.Object](
+	obj object,
+	handler mchandler.TypedEventHandlerFunc[object, mcreconcile.Request],
+	predicates ...predicate.TypedPredicate[object],
+) SyncingSource[object] {
+	return TypedKind(obj, handler, predicates...)
+}
+
+// TypedKind watches objects of obj's type in every engaged cluster and hands their events, filtered by
+// predicates, to the handler built for the cluster. See Kind.
+func TypedKind[object client.Object, request mcreconcile.ClusterAware[request]](
+	obj object,
+	handler mchandler.TypedEventHandlerFunc[object, request],
+	predicates ...predicate.TypedPredicate[object],
+) TypedSyncingSource[object, request] {
+	return &kind[object, request]{obj: obj, handler: handler, predicates: predicates}
+}
+
+// kind is the multi-cluster Kind source.
+type kind[object client.Object, request mcreconcile.ClusterAware[request]] struct {
+	obj        object
+	handler    mchandler.TypedEventHandlerFunc[object, request]
+	predicates []predicate.TypedPredicate[object]
+	project    func(cluster.Cluster, object) (object, error)
+	filters    []ClusterFilterFunc
+}
+
+func (k *kind[object, request]) ForCluster(name string, cl cluster.Cluster) (source.TypedSource[request], bool, error) {
+	src, ok, err := k.SyncingForCluster(name, cl)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return src, true, nil
+}
+
+func (k *kind[object, request]) SyncingForCluster(name string, cl cluster.Cluster) (source.TypedSyncingSource[request], bool, error) {
+	for _, accepts := range k.filters {
+		if !accepts(name, cl) {
+			return nil, false, nil
+		}
+	}
+	obj, ok := k.obj.DeepCopyObject().(object)
+	if !ok {
+		return nil, false, fmt.Errorf("cluster %q: cannot copy watched object of type %T", name, k.obj)
+	}
+	if k.project != nil {
+		projected, err := k.project(cl, obj)
+		if err != nil {
+			return nil, false, fmt.Errorf("cluster %q: projecting watched object of type %T: %w", name, k.obj, err)
+		}
+		obj = projected
+	}
+	return &clusterKind[object, request]{
+		clusterName: name,
+		cache:       cl.GetCache(),
+		obj:         obj,
+		handler:     k.handler(name, cl),
+		predicates:  k.predicates,
+	}, true, nil
+}
+
+func (k *kind[object, request]) WithProjection(project func(cluster.Cluster, object) (object, error)) TypedSyncingSource[object, request] {
+	c := *k
+	c.project = project
+	return &c
+}
+
+func (k *kind[object, request]) WithClusterFilter(filter ClusterFilterFunc) TypedSyncingSource[object, request] {
+	c := *k
+	c.filters = append(append([]ClusterFilterFunc(nil), k.filters...), filter)
+	return &c
+}
+
+func (k *kind[object, request]) String() string {
+	return fmt.Sprintf("multi-cluster kind source: %T", k.obj)
+}
