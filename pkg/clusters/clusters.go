@@ -186,8 +186,10 @@ func (c *Clusters[T]) Remove(clusterName string) {
 	}
 }
 
-// IndexField records the index and registers it on every present cluster; clusters added later get it before
-// they start. Errors name the clusters they concern.
+// IndexField records the index and registers it on every present cluster, in parallel; clusters added later get it
+// before they start. On a running cluster, registering an index waits for that cluster's informer of obj's type to
+// sync, so each cluster's registration is bounded by WaitCacheTimeout. Errors name the clusters they concern; the
+// index stays recorded either way.
 func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
 	c.lock.Lock()
 	c.indexers = append(c.indexers, Index{Object: obj, Field: field, Extractor: extractValue})
@@ -197,12 +199,25 @@ func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field s
 	}
 	c.lock.Unlock()
 
-	var errs []error
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
 	for name, cl := range present {
-		if err := cl.GetFieldIndexer().IndexField(ctx, obj, field, extractValue); err != nil {
-			errs = append(errs, fmt.Errorf("cluster %q: indexing field %q of %T: %w", name, field, obj, err))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			indexCtx, cancel := context.WithTimeout(ctx, c.waitCacheTimeout())
+			defer cancel()
+			if err := cl.GetFieldIndexer().IndexField(indexCtx, obj, field, extractValue); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("cluster %q: indexing field %q of %T: %w", name, field, obj, err))
+				mu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -259,10 +274,7 @@ func (c *Clusters[T]) start(clusterName string, e *entry[T]) error {
 		}
 	}()
 
-	timeout := c.WaitCacheTimeout
-	if timeout <= 0 {
-		timeout = DefaultWaitCacheTimeout
-	}
+	timeout := c.waitCacheTimeout()
 	syncCtx, cancel := context.WithTimeout(e.ctx, timeout)
 	defer cancel()
 	if !e.cluster.GetCache().WaitForCacheSync(syncCtx) {
@@ -280,6 +292,13 @@ func (c *Clusters[T]) handleError(err error, msg string, keysAndValues ...any) {
 		return
 	}
 	logf.Log.WithName("clusters").Error(err, msg, keysAndValues...)
+}
+
+func (c *Clusters[T]) waitCacheTimeout() time.Duration {
+	if c.WaitCacheTimeout <= 0 {
+		return DefaultWaitCacheTimeout
+	}
+	return c.WaitCacheTimeout
 }
 
 func (c *Clusters[T]) equal(a, b T) bool {
