@@ -44,6 +44,11 @@ type entry[T cluster.Cluster] struct {
 	cluster T
 	ctx     context.Context
 	cancel  context.CancelFunc
+
+	// indexMu serialises index registration on this cluster; indexed counts the recorded indexes (a prefix of
+	// Clusters.indexers, which only grows) registered on it so far, so that no index is registered twice.
+	indexMu sync.Mutex
+	indexed int
 }
 
 // Index is a field index recorded by IndexField, re-applied to every cluster added later.
@@ -105,14 +110,14 @@ func (c *Clusters[T]) Add(ctx context.Context, clusterName string, cl T, aware m
 		c.lock.Unlock()
 		return fmt.Errorf("cluster %q already exists", clusterName)
 	}
-	e, err := c.newEntryLocked(ctx, clusterName, cl)
-	if err != nil {
-		c.lock.Unlock()
-		return err
-	}
+	e := c.newEntry(ctx, clusterName, cl)
 	c.clusters[clusterName] = e
 	c.lock.Unlock()
 
+	if err := c.applyIndexes(ctx, clusterName, e); err != nil {
+		e.cancel()
+		return err
+	}
 	return c.startAndEngage(clusterName, e, aware)
 }
 
@@ -130,16 +135,16 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 		c.lock.Unlock()
 		return nil
 	}
-	e, err := c.newEntryLocked(ctx, clusterName, cl)
-	if err != nil {
-		c.lock.Unlock()
-		return err
-	}
+	e := c.newEntry(ctx, clusterName, cl)
 	if !present {
 		c.clusters[clusterName] = e
 	}
 	c.lock.Unlock()
 
+	if err := c.applyIndexes(ctx, clusterName, e); err != nil {
+		e.cancel()
+		return err
+	}
 	if !present {
 		return c.startAndEngage(clusterName, e, aware)
 	}
@@ -157,6 +162,14 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 	}
 	c.clusters[clusterName] = e
 	c.lock.Unlock()
+
+	// Indexes recorded while the new cluster was starting were registered on the old one only.
+	indexCtx, cancel := context.WithTimeout(e.ctx, c.waitCacheTimeout())
+	err := c.applyIndexes(indexCtx, clusterName, e)
+	cancel()
+	if err != nil {
+		c.handleError(err, "Failed to register field indexes on the replacing cluster", "cluster", clusterName)
+	}
 
 	if err := aware.Engage(e.ctx, clusterName, cl); err != nil {
 		c.lock.Lock()
@@ -193,9 +206,9 @@ func (c *Clusters[T]) Remove(clusterName string) {
 func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
 	c.lock.Lock()
 	c.indexers = append(c.indexers, Index{Object: obj, Field: field, Extractor: extractValue})
-	present := make(map[string]T, len(c.clusters))
+	present := make(map[string]*entry[T], len(c.clusters))
 	for name, e := range c.clusters {
-		present[name] = e.cluster
+		present[name] = e
 	}
 	c.lock.Unlock()
 
@@ -204,15 +217,15 @@ func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field s
 		mu   sync.Mutex
 		errs []error
 	)
-	for name, cl := range present {
+	for name, e := range present {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			indexCtx, cancel := context.WithTimeout(ctx, c.waitCacheTimeout())
 			defer cancel()
-			if err := cl.GetFieldIndexer().IndexField(indexCtx, obj, field, extractValue); err != nil {
+			if err := c.applyIndexes(indexCtx, name, e); err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("cluster %q: indexing field %q of %T: %w", name, field, obj, err))
+				errs = append(errs, err)
 				mu.Unlock()
 			}
 		}()
@@ -228,17 +241,29 @@ func (c *Clusters[T]) Indexers() []Index {
 	return slices.Clone(c.indexers)
 }
 
-// newEntryLocked creates the cluster's context and applies the recorded indexes.
-func (c *Clusters[T]) newEntryLocked(ctx context.Context, clusterName string, cl T) (*entry[T], error) {
-	for _, idx := range c.indexers {
-		if err := cl.GetFieldIndexer().IndexField(ctx, idx.Object, idx.Field, idx.Extractor); err != nil {
-			return nil, fmt.Errorf("cluster %q: indexing field %q of %T: %w", clusterName, idx.Field, idx.Object, err)
-		}
-	}
+// newEntry creates the cluster's context; the entry forgets itself when that context ends.
+func (c *Clusters[T]) newEntry(ctx context.Context, clusterName string, cl T) *entry[T] {
 	clusterCtx, cancel := context.WithCancel(ctx)
 	e := &entry[T]{cluster: cl, ctx: clusterCtx, cancel: cancel}
 	context.AfterFunc(clusterCtx, func() { c.forget(clusterName, e) })
-	return e, nil
+	return e
+}
+
+// applyIndexes registers on the cluster every recorded index it does not have yet, without holding the lock of
+// the whole set, so that one slow cluster never blocks the others.
+func (c *Clusters[T]) applyIndexes(ctx context.Context, clusterName string, e *entry[T]) error {
+	e.indexMu.Lock()
+	defer e.indexMu.Unlock()
+	c.lock.RLock()
+	missing := slices.Clone(c.indexers[e.indexed:])
+	c.lock.RUnlock()
+	for _, idx := range missing {
+		if err := e.cluster.GetFieldIndexer().IndexField(ctx, idx.Object, idx.Field, idx.Extractor); err != nil {
+			return fmt.Errorf("cluster %q: indexing field %q of %T: %w", clusterName, idx.Field, idx.Object, err)
+		}
+		e.indexed++
+	}
+	return nil
 }
 
 // forget removes the entry once its context ends, unless the name now holds another cluster.
