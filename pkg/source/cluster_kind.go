@@ -73,7 +73,8 @@ func (k *clusterKind[object, request]) run(ctx context.Context, queue workqueue.
 		informer, lastErr = k.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
 		if lastErr != nil {
 			log.Error(lastErr, "Failed to get informer, will retry")
-			return false, nil
+			return false, nil //nolint:nilerr // retried with backoff until the context ends
+
 		}
 		return true, nil
 	}); err != nil {
