@@ -25,7 +25,8 @@ type Controller = TypedController[mcreconcile.Request]
 
 // Options are the options of a multi-cluster controller: controller-runtime's controller options over
 // multi-cluster requests. CacheSyncTimeout bounds each wait for a per-cluster source to sync (default two
-// minutes, as in controller-runtime); a source that misses it is restarted with backoff.
+// minutes, as in controller-runtime); a source that misses it is restarted with backoff. Unless NewQueue or
+// UsePriorityQueue is set, the queue is NewFairQueue: fair across clusters.
 type Options = controller.TypedOptions[mcreconcile.Request]
 
 // TypedController is a controller-runtime controller that is also cluster-aware.
@@ -122,9 +123,8 @@ func defaultLogConstructor[request mcreconcile.ClusterAware[request]](base logr.
 	}
 }
 
-// defaultNewQueue is controller-runtime's default queue: a priority queue when UsePriorityQueue is set, a named
-// rate-limiting queue (with workqueue metrics) otherwise.
-func defaultNewQueue[request comparable](options controller.TypedOptions[request]) func(string, workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
+// defaultNewQueue is controller-runtime's priority queue when UsePriorityQueue is set, and NewFairQueue otherwise.
+func defaultNewQueue[request mcreconcile.ClusterAware[request]](options controller.TypedOptions[request]) func(string, workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 	return func(controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 		if ptr.Deref(options.UsePriorityQueue, false) {
 			return priorityqueue.New(controllerName, func(o *priorityqueue.Opts[request]) {
@@ -132,9 +132,7 @@ func defaultNewQueue[request comparable](options controller.TypedOptions[request
 				o.RateLimiter = rateLimiter
 			})
 		}
-		return workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, workqueue.TypedRateLimitingQueueConfig[request]{
-			Name: controllerName,
-		})
+		return NewFairQueue(controllerName, rateLimiter)
 	}
 }
 

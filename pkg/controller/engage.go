@@ -84,6 +84,9 @@ func (c *mcController[request]) forget(eng *engagedCluster[request]) {
 	defer c.mu.Unlock()
 	if c.clusters[eng.name] == eng {
 		delete(c.clusters, eng.name)
+		if forgetter, ok := c.queue.(clusterForgetter); ok {
+			forgetter.ForgetCluster(eng.name)
+		}
 		c.log.V(1).Info("Disengaged cluster", "cluster", eng.name)
 	}
 }
