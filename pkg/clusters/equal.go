@@ -40,7 +40,8 @@ func EqualConfigs(a, b *rest.Config) bool {
 		sameProxy(a, b)
 }
 
-// sameProxy compares the proxy settings: both unset, or both set to the same function value.
+// sameProxy compares the proxy settings as far as Go allows: both unset, or both set (functions cannot be compared,
+// so two different proxy functions count as equal).
 func sameProxy(a, b *rest.Config) bool {
 	return (a.Proxy == nil) == (b.Proxy == nil)
 }

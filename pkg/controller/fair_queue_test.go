@@ -68,7 +68,7 @@ func TestFairQueueNewClusterWaitsAtMostOneRound(t *testing.T) {
 	}
 	get(t, q) // a
 	q.Add(req("late", "z"))
-	var order []string
+	order := make([]string, 0, 4)
 	for range 4 {
 		order = append(order, get(t, q).ClusterName)
 	}

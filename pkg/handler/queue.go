@@ -10,6 +10,8 @@ import (
 // mappedQueue presents a queue of `to` items as a queue of `from` items: everything added is converted with
 // forward, everything taken out is converted back with backward. It is how a handler written for one request type
 // feeds a controller whose queue holds another (for example, reconcile.Request into a multi-cluster queue).
+// Handlers only add to their queue; Get, Done and Len see the whole controller queue, every cluster's items,
+// converted, and are there only to satisfy the interface.
 type mappedQueue[from, to comparable] struct {
 	queue    workqueue.TypedRateLimitingInterface[to]
 	forward  func(from) to

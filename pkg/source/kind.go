@@ -5,6 +5,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -99,13 +100,34 @@ func (k *kind[object, request]) SyncingForCluster(name string, cl cluster.Cluste
 		}
 		obj = projected
 	}
+	h, err := buildHandler(k.handler, name, cl)
+	if err != nil {
+		return nil, false, err
+	}
 	return &clusterKind[object, request]{
 		clusterName: name,
 		cache:       cl.GetCache(),
 		obj:         obj,
-		handler:     k.handler(name, cl),
+		handler:     h,
 		predicates:  k.predicates,
 	}, true, nil
+}
+
+// buildHandler builds the cluster's event handler. Some controller-runtime handlers panic on bad input at
+// construction (for example an owner type the cluster's scheme does not know); with clusters joining at run time
+// that must become an error naming the cluster, not a crash.
+func buildHandler[object client.Object, request mcreconcile.ClusterAware[request]](
+	build mchandler.TypedEventHandlerFunc[object, request], name string, cl cluster.Cluster,
+) (h handler.TypedEventHandler[object, request], err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("cluster %q: building event handler: %v", name, r)
+		}
+	}()
+	if build == nil {
+		return nil, fmt.Errorf("cluster %q: no event handler", name)
+	}
+	return build(name, cl), nil
 }
 
 func (k *kind[object, request]) WithProjection(project func(cluster.Cluster, object) (object, error)) TypedSyncingSource[object, request] {

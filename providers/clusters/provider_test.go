@@ -1,0 +1,176 @@
+package clusters_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/providers/clusters"
+)
+
+// fakeCluster is a cluster.Cluster whose cache syncs at once; its Start blocks until its context ends. Other
+// methods panic.
+type fakeCluster struct{ cluster.Cluster }
+
+func (c *fakeCluster) GetCache() cache.Cache { return syncedCache{} }
+
+func (c *fakeCluster) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+// syncedCache is a cache that has always synced.
+type syncedCache struct{ cache.Cache }
+
+func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
+
+// aware records engagements.
+type aware struct {
+	mu      sync.Mutex
+	engaged map[string]context.Context
+}
+
+func (a *aware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.engaged == nil {
+		a.engaged = map[string]context.Context{}
+	}
+	a.engaged[name] = ctx
+	return nil
+}
+
+// engagement returns the context the named cluster was engaged with, or nil.
+func (a *aware) engagement(name string) context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.engaged[name]
+}
+
+func poll(t *testing.T, what string, condition func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		return condition(), nil
+	}); err != nil {
+		t.Fatalf("timed out waiting until %s", what)
+	}
+}
+
+func TestProviderLifecycle(t *testing.T) {
+	p := clusters.New()
+	early, late := &fakeCluster{}, &fakeCluster{}
+
+	if err := p.Add(t.Context(), "early", early); err != nil {
+		t.Fatalf("Add(early) before Start error = %v", err)
+	}
+
+	a := &aware{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Start(ctx, a) }()
+
+	poll(t, "early is engaged", func() bool { return a.engagement("early") != nil })
+	if cl, err := p.Get(t.Context(), "early"); err != nil || cl != early {
+		t.Errorf("Get(early) = (%v, %v), want the added cluster", cl, err)
+	}
+
+	if err := p.Add(t.Context(), "late", late); err != nil {
+		t.Fatalf("Add(late) after Start error = %v", err)
+	}
+	if a.engagement("late") == nil {
+		t.Error("Add after Start returned before the cluster was engaged")
+	}
+	if got := p.ClusterNames(); len(got) != 2 || got[0] != "early" || got[1] != "late" {
+		t.Errorf("ClusterNames() = %q, want early and late", got)
+	}
+
+	if err := p.Add(t.Context(), "late", &fakeCluster{}); err == nil || !strings.Contains(err.Error(), `"late"`) {
+		t.Errorf("Add of a present name error = %v, want one naming it", err)
+	}
+
+	p.Remove("early")
+	poll(t, "early's engagement ends", func() bool { return a.engagement("early").Err() != nil })
+	if _, err := p.Get(t.Context(), "early"); !errors.Is(err, multicluster.ErrClusterNotFound) {
+		t.Errorf("Get(early) after Remove error = %v, want ErrClusterNotFound", err)
+	}
+	if a.engagement("late").Err() != nil {
+		t.Error("removing early ended late's engagement")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Start() error = %v, want nil", err)
+		}
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("Start() did not return after its context ended")
+	}
+	poll(t, "late's engagement ends with the provider", func() bool { return a.engagement("late").Err() != nil })
+}
+
+func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
+	p := clusters.New()
+	n := 3 * clusters.InputChannelSize
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("cluster-%02d", i)
+		if err := p.Add(t.Context(), names[i], &fakeCluster{}); err != nil {
+			t.Fatalf("Add(%q) error = %v", names[i], err)
+		}
+	}
+
+	a := &aware{}
+	go func() { _ = p.Start(t.Context(), a) }()
+
+	poll(t, "every cluster is engaged", func() bool {
+		for _, name := range names {
+			if a.engagement(name) == nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func TestProviderStartTwice(t *testing.T) {
+	p := clusters.New()
+	a := &aware{}
+	if err := p.Add(t.Context(), "a", &fakeCluster{}); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.Start(t.Context(), a) }()
+	poll(t, "the provider runs", func() bool { return a.engagement("a") != nil })
+
+	if err := p.Start(t.Context(), a); err == nil {
+		t.Error("a second Start while the first runs succeeded")
+	}
+}
+
+func TestProviderAddWithEndedContext(t *testing.T) {
+	p := clusters.New()
+	a := &aware{}
+	if err := p.Add(t.Context(), "a", &fakeCluster{}); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.Start(t.Context(), a) }()
+	poll(t, "the provider runs", func() bool { return a.engagement("a") != nil })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := p.Add(ctx, "b", &fakeCluster{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Add with an ended context error = %v, want context.Canceled", err)
+	}
+	if a.engagement("b") != nil {
+		t.Error("cluster added with an ended context was engaged")
+	}
+}

@@ -1,0 +1,145 @@
+package single_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/providers/single"
+)
+
+// fakeCluster is a cluster.Cluster whose field indexer records the fields it indexes; other methods panic.
+type fakeCluster struct {
+	cluster.Cluster
+	indexed []string
+	err     error
+}
+
+func (c *fakeCluster) GetFieldIndexer() client.FieldIndexer { return c }
+
+func (c *fakeCluster) GetCache() cache.Cache { return syncedCache{} }
+
+func (c *fakeCluster) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+// syncedCache is a cache that has always synced.
+type syncedCache struct{ cache.Cache }
+
+func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
+
+// aware records engagements and fails them with err.
+type aware struct {
+	engaged chan engagement
+	err     error
+}
+
+type engagement struct {
+	ctx     context.Context
+	name    string
+	cluster cluster.Cluster
+}
+
+func (a aware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+	a.engaged <- engagement{ctx, name, cl}
+	return a.err
+}
+
+func (c *fakeCluster) IndexField(_ context.Context, _ client.Object, field string, _ client.IndexerFunc) error {
+	c.indexed = append(c.indexed, field)
+	return c.err
+}
+
+func TestGet(t *testing.T) {
+	cl := &fakeCluster{}
+	p := single.New("workload", cl)
+
+	got, err := p.Get(t.Context(), "workload")
+	if err != nil || got != cl {
+		t.Errorf("Get(workload) before Start = (%v, %v), want the cluster", got, err)
+	}
+
+	for _, name := range []string{"other", ""} {
+		got, err := p.Get(t.Context(), name)
+		if !errors.Is(err, multicluster.ErrClusterNotFound) {
+			t.Errorf("Get(%q) error = %v, want ErrClusterNotFound", name, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), `"`+name+`"`) {
+			t.Errorf("Get(%q) error %q does not name the cluster", name, err)
+		}
+		if got != nil {
+			t.Errorf("Get(%q) = %v, want nil", name, got)
+		}
+	}
+}
+
+func TestIndexField(t *testing.T) {
+	cl := &fakeCluster{}
+	if err := single.New("workload", cl).IndexField(t.Context(), nil, "spec.field", nil); err != nil {
+		t.Fatalf("IndexField() error = %v", err)
+	}
+	if len(cl.indexed) != 1 || cl.indexed[0] != "spec.field" {
+		t.Errorf("cluster indexed %q, want spec.field", cl.indexed)
+	}
+
+	broken := &fakeCluster{err: errors.New("boom")}
+	err := single.New("workload", broken).IndexField(t.Context(), nil, "spec.field", nil)
+	if err == nil || !strings.Contains(err.Error(), `"workload"`) || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("IndexField() error = %v, want one naming the cluster and the cause", err)
+	}
+}
+
+func TestStart(t *testing.T) {
+	cl := &fakeCluster{}
+	p := single.New("workload", cl)
+	a := aware{engaged: make(chan engagement, 1)}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Start(ctx, a) }()
+
+	var e engagement
+	select {
+	case e = <-a.engaged:
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("the cluster was never engaged")
+	}
+	if e.name != "workload" || e.cluster != cl {
+		t.Errorf("engaged %q with %v, want workload with the cluster", e.name, e.cluster)
+	}
+	if e.ctx.Err() != nil {
+		t.Error("the engagement context ended while the provider runs")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Start() error = %v, want nil", err)
+		}
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("Start() did not return after its context ended")
+	}
+	if e.ctx.Err() == nil {
+		t.Error("the engagement context outlived the provider")
+	}
+}
+
+func TestStartEngageFailure(t *testing.T) {
+	p := single.New("workload", &fakeCluster{})
+	a := aware{engaged: make(chan engagement, 1), err: errors.New("boom")}
+
+	err := p.Start(t.Context(), a)
+	if err == nil || !strings.Contains(err.Error(), `"workload"`) || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("Start() error = %v, want one naming the cluster and the cause", err)
+	}
+}
