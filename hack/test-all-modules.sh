@@ -33,6 +33,10 @@ if [[ "${1:-}" == "--list" ]]; then
 	exit 0
 fi
 
+# Each module must build on its own, with its own go.mod and replace directives: the go.work at the root is for
+# development only, and in workspace mode `./...` at the root would also match the other modules' packages.
+export GOWORK=off
+
 read -r -a extra_flags <<<"${GO_TEST_FLAGS:-}"
 timeout=${GO_TEST_TIMEOUT:-30m}
 
