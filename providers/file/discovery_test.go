@@ -1,0 +1,173 @@
+package file_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/providers/file"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// Every context of a kubeconfig file is a cluster named "<absolute path>+<context>". A controller reconciles
+// objects of each member under those names: objects that exist before the provider discovers the file, and objects
+// created after.
+func TestFileWithTwoContexts(t *testing.T) {
+	ns := newNamespace(t, "file-two-contexts", "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "before")
+	createConfigMap(t, "member-1", ns, "before")
+
+	path := filepath.Join(t.TempDir(), "fleet.yaml")
+	writeFile(t, path, kubeconfig(t, map[string]string{"ctx-a": "member-0", "ctx-b": "member-1"}))
+	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rec, _ := startController(t, p)
+
+	nameA, nameB := path+"+ctx-a", path+"+ctx-b"
+	if got := p.ClusterName(path, "ctx-a"); got != nameA {
+		t.Fatalf("ClusterName = %q, want %q", got, nameA)
+	}
+	harness.Eventually(t, 0, "objects existing before discovery reconciled", func() bool {
+		return rec.Has(seen(nameA, "before", "member-0")) && rec.Has(seen(nameB, "before", "member-1"))
+	})
+	if got, want := p.ClusterNames(), []string{nameA, nameB}; !slices.Equal(got, want) {
+		t.Fatalf("clusters %v, want %v", got, want)
+	}
+	createConfigMap(t, "member-0", ns, "after")
+	createConfigMap(t, "member-1", ns, "after")
+	harness.Eventually(t, 0, "objects created after discovery reconciled", func() bool {
+		return rec.Has(seen(nameA, "after", "member-0")) && rec.Has(seen(nameB, "after", "member-1"))
+	})
+	for key := range rec.Keys() {
+		if !strings.HasPrefix(key, nameA+"|") && !strings.HasPrefix(key, nameB+"|") {
+			t.Errorf("reconciled under an unexpected name: %s", key)
+		}
+	}
+}
+
+// In a directory, the files whose names match the globs are read and the others ignored, as are directories whose
+// names match.
+func TestDirectoryWithGlobs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.kubeconfig"), kubeconfig(t, map[string]string{"m0": "member-0"}))
+	writeFile(t, filepath.Join(dir, "kubeconfig.yaml"), kubeconfig(t, map[string]string{"m1": "member-1"}))
+	writeFile(t, filepath.Join(dir, "notes.yaml"), kubeconfig(t, map[string]string{"m2": "member-2"}))
+	if err := os.Mkdir(filepath.Join(dir, "sub.kubeconfig"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "sub.kubeconfig", "kubeconfig.yaml"), kubeconfig(t, map[string]string{"m2": "member-2"}))
+
+	p, err := file.New(file.Options{KubeconfigDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aware := newRecorder()
+	startProvider(t, p, aware)
+	want := []string{filepath.Join(dir, "a.kubeconfig") + "+m0", filepath.Join(dir, "kubeconfig.yaml") + "+m1"}
+	aware.waitFor(t, harness.DefaultTimeout, "the matching files engaged", func() bool { return slices.Equal(aware.names(), want) })
+
+	// Custom globs select other files; the separator is configurable.
+	q, err := file.New(file.Options{KubeconfigDirs: []string{dir}, KubeconfigGlobs: []string{"*.yaml"}, Separator: "#"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := newRecorder()
+	if err := q.RunOnce(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{filepath.Join(dir, "kubeconfig.yaml") + "#m1", filepath.Join(dir, "notes.yaml") + "#m2"}
+	if got := other.names(); !slices.Equal(got, want) {
+		t.Fatalf("engaged %v, want %v", got, want)
+	}
+}
+
+// With nothing configured, the provider reads every file of $KUBECONFIG, ~/.kube/config and the files of the
+// working directory that match the default globs. Not parallel: it changes the environment and the working
+// directory of the test process.
+func TestDefaultSources(t *testing.T) {
+	home, wd, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".kube"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, ".kube", "config"), kubeconfig(t, map[string]string{"home": "member-0"}))
+	writeFile(t, filepath.Join(elsewhere, "env.conf"), kubeconfig(t, map[string]string{"env": "member-1"}))
+	if err := os.Mkdir(filepath.Join(wd, "rel"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wd, "rel", "relative.conf"), kubeconfig(t, map[string]string{"rel": "member-1"}))
+	writeFile(t, filepath.Join(wd, "kubeconfig.yaml"), kubeconfig(t, map[string]string{"cwd": "member-2"}))
+	writeFile(t, filepath.Join(wd, "other.yaml"), kubeconfig(t, map[string]string{"other": "member-2"}))
+
+	t.Setenv("HOME", home)
+	t.Chdir(wd)
+	// A path list with a file, a relative path (resolved against the working directory), a file that does not
+	// exist, an empty entry, and a duplicate of ~/.kube/config.
+	t.Setenv("KUBECONFIG", strings.Join([]string{
+		filepath.Join(elsewhere, "env.conf"),
+		filepath.Join("rel", "relative.conf"),
+		filepath.Join(elsewhere, "missing"),
+		"",
+		filepath.Join(home, ".kube", "config"),
+	}, string(os.PathListSeparator)))
+
+	p, err := file.New(file.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aware := newRecorder()
+	if err := p.RunOnce(t.Context(), aware); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(elsewhere, "env.conf") + "+env",
+		filepath.Join(home, ".kube", "config") + "+home",
+		filepath.Join(wd, "kubeconfig.yaml") + "+cwd",
+		filepath.Join(wd, "rel", "relative.conf") + "+rel",
+	}
+	slices.Sort(want)
+	if got := aware.names(); !slices.Equal(got, want) {
+		t.Fatalf("engaged %v, want %v", got, want)
+	}
+
+	// Without $KUBECONFIG: ~/.kube/config and the working directory.
+	t.Setenv("KUBECONFIG", "")
+	q, err := file.New(file.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := newRecorder()
+	if err := q.RunOnce(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{filepath.Join(home, ".kube", "config") + "+home", filepath.Join(wd, "kubeconfig.yaml") + "+cwd"}
+	slices.Sort(want)
+	if got := other.names(); !slices.Equal(got, want) {
+		t.Fatalf("engaged %v, want %v", got, want)
+	}
+}
+
+// A context whose API server cannot be reached delays no other cluster: the others are engaged and reconciled
+// promptly.
+func TestUnreachableContextDelaysNoOther(t *testing.T) {
+	ns := newNamespace(t, "file-unreachable", "member-0")
+	createConfigMap(t, "member-0", ns, "obj")
+	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
+	writeFile(t, path, kubeconfig(t, map[string]string{"dead": unreachable, "live": "member-0"}))
+	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, rec, _ := startController(t, p)
+	harness.Eventually(t, 10*time.Second, "the reachable member reconciled", func() bool {
+		return rec.Has(seen(path+"+live", "obj", "member-0"))
+	})
+	t.Logf("reachable member reconciled %s after start, beside an unreachable one", time.Since(began).Round(time.Millisecond))
+}

@@ -1,0 +1,64 @@
+package file_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/providers/file"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// leakRounds is how many times TestNoGoroutineLeaks adds, replaces and removes a file.
+const leakRounds = 20
+
+// A provider run by a manager with a controller, through many files added, changed and removed, leaves no goroutine
+// behind once the manager has stopped: not its watcher, nor its workers, nor anything of the clusters it engaged.
+// Idle HTTP keep-alive connections of client-go's shared transports are not the provider's and are ignored.
+func TestNoGoroutineLeaks(t *testing.T) {
+	ns := newNamespace(t, "file-leak", "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	ignore := goleak.IgnoreCurrent()
+
+	dir := t.TempDir()
+	p, err := file.New(file.Options{KubeconfigDirs: []string{dir}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rec, stop := startController(t, p)
+	on0 := kubeconfig(t, map[string]string{"c": "member-0"})
+	on1 := kubeconfig(t, map[string]string{"c": "member-1"})
+	for i := range leakRounds {
+		path := filepath.Join(dir, fmt.Sprintf("leak-%d.kubeconfig", i))
+		name := path + "+c"
+		writeAtomic(t, path, on0)
+		harness.Eventually(t, 0, name+" reconciled from member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		writeAtomic(t, path, on1)
+		harness.Eventually(t, 0, name+" reconciled from member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		harness.Eventually(t, 0, name+" gone", func() bool { return len(p.ClusterNames()) == 0 })
+	}
+	stop()
+
+	opts := []goleak.Option{
+		ignore,
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	}
+	// Teardown is asynchronous (caches and informers stop after their contexts end): give it time.
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
+		<-tick.C
+	}
+	goleak.VerifyNone(t, opts...)
+}

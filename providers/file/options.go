@@ -1,0 +1,160 @@
+package file
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+)
+
+// DefaultSeparator separates a kubeconfig file's path from a context name in cluster names when Options.Separator
+// is empty: context "prod" of /etc/fleet/eu.kubeconfig is the cluster "/etc/fleet/eu.kubeconfig+prod".
+const DefaultSeparator = "+"
+
+// DefaultKubeconfigGlobs are the file name patterns a directory is searched with when Options.KubeconfigGlobs is
+// empty. They are matched with filepath.Match against file names (not paths).
+var DefaultKubeconfigGlobs = []string{
+	"kubeconfig.yaml",
+	"kubeconfig.yml",
+	"*.kubeconfig",
+	"*.kubeconfig.yaml",
+	"*.kubeconfig.yml",
+}
+
+// Options configures a Provider: where its kubeconfig files are, how its clusters are named and how they are built.
+// The zero value is valid and searches the default locations.
+type Options struct {
+	// KubeconfigFiles are kubeconfig files, each read in full: every context in it is a cluster. A file that does
+	// not exist yet is not an error; it is engaged when it appears.
+	KubeconfigFiles []string
+
+	// KubeconfigDirs are directories searched, not recursively, for files whose names match KubeconfigGlobs. Files
+	// appearing in them later are engaged, files leaving them are disengaged. A directory that does not exist yet is
+	// not an error.
+	KubeconfigDirs []string
+
+	// KubeconfigGlobs are the file name patterns (filepath.Match syntax, matched against names, not paths) that
+	// select the files of KubeconfigDirs. Defaults to DefaultKubeconfigGlobs.
+	KubeconfigGlobs []string
+
+	// Separator separates the file path from the context name in cluster names. Defaults to DefaultSeparator ("+").
+	Separator string
+
+	// ClusterOptions are applied to every cluster the provider builds, with cluster.New(config, ClusterOptions...).
+	ClusterOptions []cluster.Option
+}
+
+// envKubeconfig is the environment variable kubectl reads its kubeconfig files from.
+const envKubeconfig = "KUBECONFIG"
+
+// settings are the options with every default applied and every path made absolute.
+type settings struct {
+	// files and dirs are absolute, cleaned and free of duplicates, in the order given.
+	files []string
+	dirs  []string
+	// explicit is set when the user configured files or directories; otherwise they are the defaults.
+	explicit       bool
+	globs          []string
+	separator      string
+	clusterOptions []cluster.Option
+}
+
+// complete applies the defaults to o in one step and validates the result. Relative paths, including those of
+// $KUBECONFIG, are resolved against the working directory at the time of the call.
+func (o Options) complete() (*settings, error) {
+	s := &settings{
+		globs:          slices.Clone(o.KubeconfigGlobs),
+		separator:      o.Separator,
+		clusterOptions: slices.Clone(o.ClusterOptions),
+		explicit:       len(o.KubeconfigFiles) > 0 || len(o.KubeconfigDirs) > 0,
+	}
+	if len(s.globs) == 0 {
+		s.globs = slices.Clone(DefaultKubeconfigGlobs)
+	}
+	if s.separator == "" {
+		s.separator = DefaultSeparator
+	}
+	for _, g := range s.globs {
+		if g == "" {
+			return nil, errors.New("invalid kubeconfig glob: empty pattern")
+		}
+		if strings.ContainsRune(g, '/') || strings.ContainsRune(g, filepath.Separator) {
+			return nil, fmt.Errorf("invalid kubeconfig glob %q: globs match file names and cannot contain a path separator", g)
+		}
+		if _, err := filepath.Match(g, ""); err != nil {
+			return nil, fmt.Errorf("invalid kubeconfig glob %q: %w", g, err)
+		}
+	}
+
+	files, dirs := o.KubeconfigFiles, o.KubeconfigDirs
+	if !s.explicit {
+		files, dirs = defaultSources()
+	}
+	var err error
+	if s.files, err = absolutePaths("kubeconfig file", files, s.explicit); err != nil {
+		return nil, err
+	}
+	if s.dirs, err = absolutePaths("kubeconfig directory", dirs, s.explicit); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// defaultSources returns the places searched when neither files nor directories are configured: every file of
+// $KUBECONFIG (a list separated by os.PathListSeparator), ~/.kube/config, and the working directory.
+func defaultSources() (files, dirs []string) {
+	for _, f := range filepath.SplitList(os.Getenv(envKubeconfig)) {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		files = append(files, filepath.Join(home, ".kube", "config"))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	return files, dirs
+}
+
+// absolutePaths makes paths absolute and clean and drops duplicates. Empty paths are an error when the user gave
+// them and skipped otherwise.
+func absolutePaths(what string, paths []string, explicit bool) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			if explicit {
+				return nil, fmt.Errorf("invalid %s: empty path", what)
+			}
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s %q: %w", what, p, err)
+		}
+		if !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}
+
+// clusterName is the name of the cluster for a context of a kubeconfig file: the file's absolute path, the
+// separator and the context name.
+func (s *settings) clusterName(path, contextName string) string {
+	return path + s.separator + contextName
+}
+
+// matches reports whether a file name matches one of the globs.
+func (s *settings) matches(name string) bool {
+	for _, g := range s.globs {
+		if ok, _ := filepath.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}

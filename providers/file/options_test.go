@@ -1,0 +1,92 @@
+package file
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOptionsValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{name: "bad glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"[a-"}}, wantErr: `invalid kubeconfig glob "[a-"`},
+		{name: "glob with a path", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"sub/*.yaml"}}, wantErr: "cannot contain a path separator"},
+		{name: "empty glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{""}}, wantErr: "empty pattern"},
+		{name: "empty file path", opts: Options{KubeconfigFiles: []string{""}}, wantErr: "invalid kubeconfig file: empty path"},
+		{name: "empty directory path", opts: Options{KubeconfigDirs: []string{""}}, wantErr: "invalid kubeconfig directory: empty path"},
+		{name: "valid", opts: Options{KubeconfigFiles: []string{"/a/config"}, KubeconfigGlobs: []string{"*.conf", "x?[0-9].yaml"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.opts)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Options{KubeconfigFiles: []string{"rel/config", "/abs/../abs/config", "/abs/config"}, KubeconfigDirs: []string{"."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.settings
+	if s.separator != DefaultSeparator || DefaultSeparator != "+" {
+		t.Errorf("separator %q, want %q", s.separator, "+")
+	}
+	if !slices.Equal(s.globs, DefaultKubeconfigGlobs) {
+		t.Errorf("globs %v, want %v", s.globs, DefaultKubeconfigGlobs)
+	}
+	if want := []string{filepath.Join(wd, "rel/config"), "/abs/config"}; !slices.Equal(s.files, want) {
+		t.Errorf("files %v, want %v (absolute, clean, without duplicates)", s.files, want)
+	}
+	if want := []string{wd}; !slices.Equal(s.dirs, want) {
+		t.Errorf("dirs %v, want %v", s.dirs, want)
+	}
+	if got, want := p.ClusterName("/abs/./config", "dev"), "/abs/config+dev"; got != want {
+		t.Errorf("ClusterName = %q, want %q", got, want)
+	}
+
+	q, err := New(Options{KubeconfigFiles: []string{"/a"}, Separator: "#"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := q.ClusterName("/a", "b"), "/a#b"; got != want {
+		t.Errorf("ClusterName = %q, want %q", got, want)
+	}
+}
+
+func TestGlobMatching(t *testing.T) {
+	s, err := Options{KubeconfigDirs: []string{"/d"}}.complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"kubeconfig.yaml":        true,
+		"kubeconfig.yml":         true,
+		"prod.kubeconfig":        true,
+		"prod.kubeconfig.yaml":   true,
+		"prod.kubeconfig.yml":    true,
+		"config":                 false,
+		"notes.yaml":             false,
+		".prod.kubeconfig.swp":   false,
+		"prod.kubeconfig~":       false,
+		"kubeconfig.yaml.backup": false,
+	} {
+		if got := s.matches(name); got != want {
+			t.Errorf("matches(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
