@@ -74,7 +74,6 @@ func (k *clusterKind[object, request]) run(ctx context.Context, queue workqueue.
 		if lastErr != nil {
 			log.Error(lastErr, "Failed to get informer, will retry")
 			return false, nil //nolint:nilerr // retried with backoff until the context ends
-
 		}
 		return true, nil
 	}); err != nil {

@@ -31,7 +31,7 @@ func NewManager(t testing.TB, cfg *rest.Config, provider multicluster.Provider, 
 
 // StartManager runs mgr in the background until the returned function is called or the test ends; either way it
 // then waits for Start to return and fails the test if it returned an error.
-func StartManager(t testing.TB, ctx context.Context, mgr mcmanager.Manager) (stop func()) {
+func StartManager(t testing.TB, ctx context.Context, mgr mcmanager.Manager) (stop func()) { //nolint:revive // the test comes first, as in testing helpers
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -18,7 +18,7 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		return cond(), nil
 	})
 	if err != nil {
@@ -29,7 +29,7 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 // Consistently polls cond every 20ms for the whole duration and fails the test as soon as it does not hold.
 func Consistently(t testing.TB, duration time.Duration, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, duration, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, duration, true, func(context.Context) (bool, error) {
 		if !cond() {
 			return true, nil
 		}

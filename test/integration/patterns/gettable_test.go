@@ -68,7 +68,7 @@ func TestClustersGettableBeforeTheirEventsArrive(t *testing.T) {
 		name, member string
 		cl           cluster.Cluster
 	}
-	var clusters []added
+	clusters := make([]added, 0, 6)
 	for i := range 6 {
 		member := members[i%len(members)]
 		clusters = append(clusters, added{name: fmt.Sprintf("gettable-%d", i), member: member, cl: harness.NewCluster(t, fleet, member)})
