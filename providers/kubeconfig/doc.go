@@ -1,0 +1,70 @@
+/*
+Package kubeconfig provides a provider of the clusters whose kubeconfigs are stored in Secrets of the host cluster:
+one labelled Secret, one member cluster, named after the Secret.
+
+	provider := kubeconfig.New(kubeconfig.Options{Namespace: "fleet"})
+	mgr, err := mcmanager.New(cfg, provider, mcmanager.Options{})
+	...
+	err = provider.SetupWithManager(ctx, mgr)
+	...
+	err = mgr.Start(ctx)
+
+# Which Secrets
+
+Every Secret in Options.Namespace that carries the label Options.KubeconfigSecretLabel (default
+"sigs.k8s.io/multicluster-runtime-kubeconfig", any value) describes the cluster named after the Secret (its name,
+without the namespace, which is the same for all). The kubeconfig is under the key Options.KubeconfigSecretKey
+(default "kubeconfig"); its current context is used. An empty Options.Namespace means the namespace the
+controller runs in (the POD_NAMESPACE environment variable, else the namespace of the Pod's service account), else
+"default".
+
+The script examples/kubeconfig/scripts/create-kubeconfig-secret.sh creates such a Secret for a member cluster,
+with a service account in the member that has exactly the RBAC rules you give it.
+
+# Life of a cluster
+
+  - Secret created (or labelled): the kubeconfig is turned into a rest.Config (clientcmd.RESTConfigFromKubeConfig),
+    every Options.RESTOptions function adjusts it, and cluster.New builds the cluster with the host manager's
+    scheme and Options.ClusterOptions. The provider registers the recorded field indexes, starts the cluster,
+    waits for its cache to sync (the informers the indexes need; at most Options.WaitCacheTimeout) and engages it
+    with the manager, whose controllers then start their watches. Get finds the cluster from the start;
+    ListClusters lists it once it is engaged; a Normal Event (ReasonEngaged) on the Secret records it.
+  - Kubeconfig changed: a new cluster is built and engaged in place of the old one, which is stopped only once the
+    new one is engaged. A change that leaves the rest.Config equal (formatting, comments) keeps the cluster.
+  - Secret deleted, or label removed: the cluster is disengaged and stopped at once, even if it was still starting.
+  - Key missing or kubeconfig malformed: a Warning Event on the Secret (reasons ReasonKubeconfigMissing and
+    ReasonInvalidKubeconfig) and an error log say why, naming the Secret and the key; a cluster engaged from an
+    earlier version of the Secret is disengaged; the Secret is not retried until it changes. Other clusters are
+    not affected.
+  - Cache not synced in time, or engaging failed: a Warning Event (ReasonEngageFailed) and an error log; the
+    provider retries with exponential backoff (1s doubling up to 2m) until it succeeds or the Secret changes.
+
+# Engaging in the background
+
+The provider's controller never waits for a cluster: Reconcile reads the Secret from the provider's cache, decides,
+and hands the work to a background worker of that Secret (at most one per Secret, always working towards the
+Secret's latest version), then returns. So a cluster whose API server is slow or unreachable delays no other
+Secret, whatever the number of such clusters, and deleting its Secret aborts the attempt at once. Workers end when
+the manager stops, and the manager's Start returns after they have.
+
+# Memory and RBAC
+
+The provider does not use the manager's cache for Secrets: it runs a cache of its own that lists and watches only
+the labelled Secrets of Options.Namespace, with managed fields stripped. The manager's service account needs, in
+Options.Namespace:
+
+  - get, list, watch on secrets;
+  - create, patch on events (Events on the Secrets).
+
+# Credentials
+
+Tokens, passwords, client keys and certificates never appear in the provider's logs, errors or Events: messages
+name the Secret, the key and the cluster, and error texts from parsing a kubeconfig or starting a cluster are
+redacted of anything found in the Secret or the credentials as a second line of defence.
+
+# Logging
+
+Every log line about a cluster carries the key "cluster" with its name; the provider logs through the host
+manager's logger, named "kubeconfig-provider", and so does every cluster it builds.
+*/
+package kubeconfig
