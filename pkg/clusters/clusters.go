@@ -114,7 +114,7 @@ func (c *Clusters[T]) Add(ctx context.Context, clusterName string, cl T, aware m
 	c.clusters[clusterName] = e
 	c.lock.Unlock()
 
-	if err := c.applyIndexes(ctx, clusterName, e); err != nil {
+	if err := c.applyNewIndexes(clusterName, e); err != nil {
 		e.cancel()
 		return err
 	}
@@ -141,7 +141,7 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 	}
 	c.lock.Unlock()
 
-	if err := c.applyIndexes(ctx, clusterName, e); err != nil {
+	if err := c.applyNewIndexes(clusterName, e); err != nil {
 		e.cancel()
 		return err
 	}
@@ -179,6 +179,13 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 		c.lock.Unlock()
 		e.cancel()
 		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "engage").Inc()
+		// The components that took the new cluster before the failure have let the old one go: engage the old
+		// one again, so that it stays engaged everywhere.
+		if old.ctx.Err() == nil {
+			if reErr := aware.Engage(old.ctx, clusterName, old.cluster); reErr != nil {
+				err = errors.Join(err, fmt.Errorf("engaging the previous cluster again: %w", reErr))
+			}
+		}
 		return fmt.Errorf("engaging cluster %q: %w", clusterName, err)
 	}
 	old.cancel()
@@ -244,9 +251,23 @@ func (c *Clusters[T]) Indexers() []Index {
 // newEntry creates the cluster's context; the entry forgets itself when that context ends.
 func (c *Clusters[T]) newEntry(ctx context.Context, clusterName string, cl T) *entry[T] {
 	clusterCtx, cancel := context.WithCancel(ctx)
-	e := &entry[T]{cluster: cl, ctx: clusterCtx, cancel: cancel}
+	e := &entry[T]{cluster: cl, ctx: clusterCtx}
+	// Cancelling forgets the entry at once, so that a failed Add is not gettable when it returns; the AfterFunc
+	// covers the parent context ending.
+	e.cancel = func() {
+		cancel()
+		c.forget(clusterName, e)
+	}
 	context.AfterFunc(clusterCtx, func() { c.forget(clusterName, e) })
 	return e
+}
+
+// applyNewIndexes registers the recorded indexes on a cluster that is not started yet. Removing the cluster or
+// WaitCacheTimeout aborts it, for example while a slow API server answers discovery.
+func (c *Clusters[T]) applyNewIndexes(clusterName string, e *entry[T]) error {
+	ctx, cancel := context.WithTimeout(e.ctx, c.waitCacheTimeout())
+	defer cancel()
+	return c.applyIndexes(ctx, clusterName, e)
 }
 
 // applyIndexes registers on the cluster every recorded index it does not have yet, without holding the lock of

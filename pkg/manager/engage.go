@@ -15,6 +15,9 @@ import (
 // are engaged with it when they are added. It never blocks on the cluster. Engaging the same instance again while
 // it is engaged is a no-op; engaging another instance under the same name replaces the first everywhere. The
 // cluster stays engaged until ctx ends. A cluster engaged under LocalCluster is rejected: that name is the host's.
+// If engaging fails with some runnable, the error names the cluster and the caller must cancel ctx, which
+// disengages the cluster from the runnables that took it (pkg/clusters does this); it may then retry with a new
+// context.
 func (m *mcManager) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
 	if name == LocalCluster {
 		return errors.New("cannot engage a cluster under the empty name: it is reserved for the host cluster")
