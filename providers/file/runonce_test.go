@@ -85,12 +85,28 @@ func TestStartAndRunOnceExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	aware := newRecorder()
-	stop := startProvider(t, p, aware)
+	// The polling RunOnce below may hold the provider for a moment while Start tries to begin: Start, like any
+	// caller, then gets an error and tries again.
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		for {
+			err := p.Start(ctx, aware)
+			if err != nil && strings.Contains(err.Error(), "RunOnce is running") && ctx.Err() == nil {
+				continue
+			}
+			done <- err
+			return
+		}
+	}()
 	harness.Eventually(t, 0, "Start running", func() bool { return p.RunOnce(t.Context(), aware) != nil })
 	if err := p.Start(t.Context(), aware); err == nil || !strings.Contains(err.Error(), "Start is running") {
 		t.Fatalf("second Start returned %v", err)
 	}
-	stop()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Start returned: %v", err)
+	}
 	if err := p.RunOnce(t.Context(), aware); err != nil {
 		t.Fatalf("RunOnce after Start returned: %v", err)
 	}
