@@ -255,13 +255,13 @@ func (r *recorder) waitFor(t testing.TB, timeout time.Duration, what string, con
 
 // startProvider runs p.Start with aware until the test ends, and checks that Start then returns nil. The returned
 // function stops it early and waits for it.
-func startProvider(t *testing.T, p *file.Provider, aware multicluster.Aware) (stop func()) {
+func startProvider(t *testing.T, p *file.Provider, aware multicluster.Aware) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- p.Start(ctx, aware) }()
 	var once sync.Once
-	stop = func() {
+	stop := func() {
 		once.Do(func() {
 			cancel()
 			select {
@@ -275,7 +275,6 @@ func startProvider(t *testing.T, p *file.Provider, aware multicluster.Aware) (st
 		})
 	}
 	t.Cleanup(stop)
-	return stop
 }
 
 // errorRecorder is an ErrorHandler that records what it is handed.
