@@ -1,0 +1,87 @@
+package namespace
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// NamespacedCache is the cache of a virtual cluster: a view of the shared cluster's cache scoped to the virtual
+// cluster's namespace. It holds no objects and runs no informer of its own.
+//
+// Reads are scoped and presented like those of NamespacedClient. Informers are ScopedInformers over the shared
+// informers. Field indexes go to the shared cache, once (see Provider.IndexField).
+type NamespacedCache struct {
+	cache.Cache
+	scope *scope
+	host  *host
+}
+
+var _ cache.Cache = &NamespacedCache{}
+
+// Get reads the object from the shared cache, in the virtual cluster's namespace; see NamespacedClient.Get.
+func (c *NamespacedCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return scopedGet(ctx, c.scope, c.Cache, key, obj, opts...)
+}
+
+// List lists the objects of the virtual cluster's namespace from the shared cache; see NamespacedClient.List.
+// MatchingFields works with indexes registered through Provider.IndexField or the cache's IndexField.
+func (c *NamespacedCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return scopedList(ctx, c.scope, c.Cache, list, opts...)
+}
+
+// GetInformer returns a *ScopedInformer over the shared cache's informer for obj's kind. It accepts the shared
+// cache's options (for example cache.BlockUntilSynced(false)).
+func (c *NamespacedCache) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	namespaced, err := c.scope.isNamespaced(obj)
+	if err != nil {
+		return nil, err
+	}
+	informer, err := c.Cache.GetInformer(ctx, obj, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return c.scoped(informer, namespaced), nil
+}
+
+// GetInformerForKind returns a *ScopedInformer over the shared cache's informer for gvk.
+func (c *NamespacedCache) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	namespaced, err := c.scope.isGVKNamespaced(gvk)
+	if err != nil {
+		return nil, err
+	}
+	informer, err := c.Cache.GetInformerForKind(ctx, gvk, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return c.scoped(informer, namespaced), nil
+}
+
+func (c *NamespacedCache) scoped(informer cache.Informer, namespaced bool) *ScopedInformer {
+	s := &ScopedInformer{Informer: informer, mux: c.host.muxes.muxFor(informer), cluster: c.scope.namespace}
+	if namespaced {
+		s.namespace = c.scope.namespace
+	}
+	return s
+}
+
+// RemoveInformer does nothing and returns nil: the informer is shared with every other virtual cluster and with
+// the owner of the shared cluster, so a virtual cluster never removes it. To stop receiving events, remove the
+// event handler (ScopedInformer.RemoveEventHandler).
+func (c *NamespacedCache) RemoveInformer(context.Context, client.Object) error {
+	return nil
+}
+
+// IndexField registers the field index on the shared cache, once for all virtual clusters; see
+// Provider.IndexField.
+func (c *NamespacedCache) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
+	return c.host.indexField(ctx, obj, field, extractValue)
+}
+
+// Start returns nil at once: the shared cache is started by the owner of the shared cluster, never by a virtual
+// cluster.
+func (c *NamespacedCache) Start(context.Context) error {
+	return nil
+}

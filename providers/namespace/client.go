@@ -1,0 +1,290 @@
+package namespace
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// NamespacedClient is the client of a virtual cluster: the shared cluster's client with every request scoped to the
+// virtual cluster's namespace.
+//
+// For objects of namespaced kinds, the namespace "default" (or none, or the real namespace) in keys, objects and
+// options means the virtual cluster's namespace; objects are rewritten to the real namespace for the request and
+// come back presented with namespace "default", also when the request fails. A request that names any other
+// namespace fails with an error naming the virtual cluster and that namespace, and reaches no API server. Objects
+// of cluster-scoped kinds (as the shared cluster's REST mapper says) pass through unchanged to the shared cluster:
+// a virtual cluster sees, and may write, the shared cluster's cluster-scoped objects.
+//
+// Only metadata.namespace is rewritten: references to namespaces inside an object's spec (for example the subjects
+// of a RoleBinding) are passed as they are.
+type NamespacedClient struct {
+	client.Client
+	scope *scope
+}
+
+var _ client.Client = &NamespacedClient{}
+
+// Get reads the object with the key's name from the virtual cluster's namespace; see NamespacedClient.
+func (n *NamespacedClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return scopedGet(ctx, n.scope, n.Client, key, obj, opts...)
+}
+
+// List lists the objects of the virtual cluster's namespace, whatever namespace the options name ("default", none
+// or the real one; others are an error). Every item comes back with namespace "default". Field selectors backed by
+// an index registered with Provider.IndexField work as on a real cluster.
+func (n *NamespacedClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return scopedList(ctx, n.scope, n.Client, list, opts...)
+}
+
+// Create creates obj in the virtual cluster's namespace; see NamespacedClient.
+func (n *NamespacedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	restore, err := n.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	return n.Client.Create(ctx, obj, opts...)
+}
+
+// Delete deletes obj from the virtual cluster's namespace; see NamespacedClient.
+func (n *NamespacedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	restore, err := n.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	return n.Client.Delete(ctx, obj, opts...)
+}
+
+// Update updates obj in the virtual cluster's namespace; see NamespacedClient.
+func (n *NamespacedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	restore, err := n.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	return n.Client.Update(ctx, obj, opts...)
+}
+
+// Patch patches obj in the virtual cluster's namespace, with any patch type, server-side apply (client.Apply)
+// included; see NamespacedClient. The patch is computed from obj while it carries the real namespace, so a merge
+// patch against an original read through the virtual cluster sets metadata.namespace to the value the object
+// already has.
+func (n *NamespacedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	restore, err := n.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	return n.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// Apply applies an apply configuration (server-side apply) in the virtual cluster's namespace: the configuration's
+// namespace ("default", none or the real one) is set to the real one for the request and to "default" afterwards.
+// Typed apply configurations (k8s.io/client-go/applyconfigurations) and client.ApplyConfigurationFromUnstructured
+// are supported; a configuration whose namespace cannot be set is refused rather than applied elsewhere.
+func (n *NamespacedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ac, err := applyConfigurationAccessor(obj)
+	if err != nil {
+		return fmt.Errorf("virtual cluster %q: %w", n.scope.namespace, err)
+	}
+	gvk, err := ac.groupVersionKind()
+	if err != nil {
+		return fmt.Errorf("virtual cluster %q: %w", n.scope.namespace, err)
+	}
+	namespaced, err := n.scope.isGVKNamespaced(gvk)
+	if err != nil {
+		return err
+	}
+	if !namespaced {
+		return n.Client.Apply(ctx, obj, opts...)
+	}
+	target, err := n.scope.toReal(ac.namespace())
+	if err != nil {
+		return err
+	}
+	ac.setNamespace(target)
+	defer ac.setNamespace(presentedNamespace)
+	return n.Client.Apply(ctx, obj, opts...)
+}
+
+// DeleteAllOf deletes the objects of obj's kind matching the options in the virtual cluster's namespace only,
+// whatever namespace the options name ("default", none or the real one; others are an error).
+func (n *NamespacedClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	namespaced, err := n.scope.isNamespaced(obj)
+	if err != nil {
+		return err
+	}
+	if !namespaced {
+		return n.Client.DeleteAllOf(ctx, obj, opts...)
+	}
+	deleteOpts := &client.DeleteAllOfOptions{}
+	deleteOpts.ApplyOptions(opts)
+	target, err := n.scope.toReal(deleteOpts.Namespace)
+	if err != nil {
+		return err
+	}
+	return n.Client.DeleteAllOf(ctx, obj, append(slices.Clip(opts), client.InNamespace(target))...)
+}
+
+// Status returns a client for the status sub-resource, scoped like the client itself.
+func (n *NamespacedClient) Status() client.SubResourceWriter {
+	return SubResourceNamespacedClient{
+		reader: n.Client.SubResource("status"),
+		writer: n.Client.Status(),
+		scope:  n.scope,
+	}
+}
+
+// SubResource returns a client for the named sub-resource (for example "status", "scale", "token" of a
+// ServiceAccount, "eviction" of a Pod), scoped like the client itself.
+func (n *NamespacedClient) SubResource(subResource string) client.SubResourceClient {
+	c := n.Client.SubResource(subResource)
+	return SubResourceNamespacedClient{reader: c, writer: c, scope: n.scope}
+}
+
+// SubResourceNamespacedClient is a sub-resource client of a virtual cluster. The parent object is scoped like the
+// objects of NamespacedClient; a sub-resource object or body (client.WithSubResourceBody) that names a namespace
+// must name the virtual cluster's ("default" or the real one) and is rewritten the same way. Objects come back
+// presented with namespace "default".
+type SubResourceNamespacedClient struct {
+	reader client.SubResourceReader
+	writer client.SubResourceWriter
+	scope  *scope
+}
+
+var _ client.SubResourceClient = SubResourceNamespacedClient{}
+
+// Get reads the sub-resource of obj into subResource.
+func (s SubResourceNamespacedClient) Get(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceGetOption) error {
+	restore, err := s.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	restoreBody, err := s.scope.enterBody(subResource)
+	if err != nil {
+		return err
+	}
+	defer restoreBody()
+	return s.reader.Get(ctx, obj, subResource, opts...)
+}
+
+// Create creates the sub-resource of obj (for example a TokenRequest for a ServiceAccount, or an Eviction for a Pod).
+func (s SubResourceNamespacedClient) Create(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceCreateOption) error {
+	restore, err := s.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	restoreBody, err := s.scope.enterBody(subResource)
+	if err != nil {
+		return err
+	}
+	defer restoreBody()
+	return s.writer.Create(ctx, obj, subResource, opts...)
+}
+
+// Update updates the sub-resource of obj.
+func (s SubResourceNamespacedClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	restore, err := s.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	updateOpts := &client.SubResourceUpdateOptions{}
+	updateOpts.ApplyOptions(opts)
+	restoreBody, err := s.scope.enterBody(updateOpts.SubResourceBody)
+	if err != nil {
+		return err
+	}
+	defer restoreBody()
+	return s.writer.Update(ctx, obj, opts...)
+}
+
+// Patch patches the sub-resource of obj.
+func (s SubResourceNamespacedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	restore, err := s.scope.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	patchOpts := &client.SubResourcePatchOptions{}
+	patchOpts.ApplyOptions(opts)
+	restoreBody, err := s.scope.enterBody(patchOpts.SubResourceBody)
+	if err != nil {
+		return err
+	}
+	defer restoreBody()
+	return s.writer.Patch(ctx, obj, patch, opts...)
+}
+
+// applyConfiguration reads and sets the namespace of an apply configuration.
+type applyConfiguration interface {
+	namespace() string
+	setNamespace(string)
+	groupVersionKind() (schema.GroupVersionKind, error)
+}
+
+// applyConfigurationAccessor returns the accessor for an apply configuration: an unstructured one (which has the
+// object accessors of unstructured.Unstructured) or a typed one (with GetNamespace() *string and a WithNamespace
+// builder method, as generated by applyconfiguration-gen).
+func applyConfigurationAccessor(obj runtime.ApplyConfiguration) (applyConfiguration, error) {
+	switch ac := obj.(type) {
+	case unstructuredApplyConfiguration:
+		return unstructuredAccessor{ac}, nil
+	case typedApplyConfiguration:
+		with := reflect.ValueOf(obj).MethodByName("WithNamespace")
+		if !with.IsValid() || with.Type().NumIn() != 1 || with.Type().In(0).Kind() != reflect.String {
+			return nil, fmt.Errorf("apply configuration %T has no WithNamespace(string) method to scope it with", obj)
+		}
+		return typedAccessor{ac: ac, with: with}, nil
+	}
+	return nil, fmt.Errorf("apply configuration %T has no namespace accessors to scope it with", obj)
+}
+
+type unstructuredApplyConfiguration interface {
+	GetNamespace() string
+	SetNamespace(string)
+	GetObjectKind() schema.ObjectKind
+}
+
+type unstructuredAccessor struct {
+	ac unstructuredApplyConfiguration
+}
+
+func (u unstructuredAccessor) namespace() string      { return u.ac.GetNamespace() }
+func (u unstructuredAccessor) setNamespace(ns string) { u.ac.SetNamespace(ns) }
+func (u unstructuredAccessor) groupVersionKind() (schema.GroupVersionKind, error) {
+	return u.ac.GetObjectKind().GroupVersionKind(), nil
+}
+
+type typedApplyConfiguration interface {
+	GetNamespace() *string
+	GetKind() *string
+	GetAPIVersion() *string
+}
+
+type typedAccessor struct {
+	ac   typedApplyConfiguration
+	with reflect.Value
+}
+
+func (t typedAccessor) namespace() string { return ptr.Deref(t.ac.GetNamespace(), "") }
+func (t typedAccessor) setNamespace(ns string) {
+	t.with.Call([]reflect.Value{reflect.ValueOf(ns).Convert(t.with.Type().In(0))})
+}
+func (t typedAccessor) groupVersionKind() (schema.GroupVersionKind, error) {
+	gv, err := schema.ParseGroupVersion(ptr.Deref(t.ac.GetAPIVersion(), ""))
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("apply configuration: %w", err)
+	}
+	return gv.WithKind(ptr.Deref(t.ac.GetKind(), "")), nil
+}

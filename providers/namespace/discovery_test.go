@@ -1,0 +1,126 @@
+package namespace_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/providers/namespace"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// Namespaces that exist when the provider starts, and namespaces created later, become virtual clusters: gettable,
+// then engaged, once each. A deleted namespace stays engaged while it is Terminating (controllers may still have
+// finalizers to remove in it) and is disengaged when the Namespace object goes; Get then reports it not found.
+// The provider may start before the shared cluster. Nothing started for a namespace outlives it (goleak).
+func TestDiscovery(t *testing.T) {
+	c := hostClient(t)
+	pre := uniqueName("disc-pre")
+	createNamespaces(t, pre)
+
+	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
+	p := namespace.New(shared)
+	rec := newEngageRecorder()
+	startProvider(t, p, rec)
+	// The provider starts first; discovery begins when the caller starts the shared cluster.
+	runCluster(t, shared)
+
+	for _, name := range []string{pre, metav1.NamespaceDefault, metav1.NamespaceSystem} {
+		harness.Eventually(t, shortWait, name+" engaged", func() bool { return rec.isEngaged(name) })
+	}
+	vc := virtualCluster(t, p, pre)
+	if vc.Name() != pre {
+		t.Fatalf("Name() = %q, want %q", vc.Name(), pre)
+	}
+	rec.mu.Lock()
+	engagedCluster := rec.clusters[pre]
+	rec.mu.Unlock()
+	if engagedCluster != vc {
+		t.Fatal("Get returned another instance than the engaged one")
+	}
+
+	if err := p.Start(t.Context(), rec); err == nil {
+		t.Fatal("a second Start while running succeeded")
+	}
+
+	_, err := p.Get(t.Context(), "disc-no-such-namespace")
+	if !errors.Is(err, multicluster.ErrClusterNotFound) {
+		t.Fatalf("Get of an unknown name: %v, want ErrClusterNotFound", err)
+	}
+	errorNames(t, "Get of an unknown name", err, "disc-no-such-namespace")
+
+	ignore := goleakIgnoreCurrent()
+
+	created := uniqueName("disc-new")
+	createNamespaces(t, created)
+	harness.Eventually(t, shortWait, created+" engaged", func() bool { return rec.isEngaged(created) })
+
+	// Terminating: still engaged.
+	if err := c.Delete(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: created}}); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, shortWait, created+" terminating in the shared cache", func() bool {
+		ns := &corev1.Namespace{}
+		return shared.GetClient().Get(t.Context(), client.ObjectKey{Name: created}, ns) == nil && ns.DeletionTimestamp != nil
+	})
+	harness.Consistently(t, time.Second, created+" engaged while terminating", func() bool {
+		_, err := p.Get(t.Context(), created)
+		return rec.isEngaged(created) && err == nil
+	})
+
+	// Gone: disengaged.
+	finalizeNamespace(t, c, created)
+	harness.Eventually(t, shortWait, created+" disengaged", func() bool { return rec.wasDisengaged(created) })
+	_, err = p.Get(t.Context(), created)
+	if !errors.Is(err, multicluster.ErrClusterNotFound) {
+		t.Fatalf("Get of a deleted namespace: %v, want ErrClusterNotFound", err)
+	}
+	if n := rec.engagements(created); n != 1 {
+		t.Fatalf("%s was engaged %d times, want once", created, n)
+	}
+	if !rec.isEngaged(pre) {
+		t.Fatalf("%s was disengaged by another namespace's deletion", pre)
+	}
+	waitNoLeak(t, ignore)
+
+	// A namespace re-created under the same name is a new virtual cluster.
+	createNamespaces(t, created)
+	harness.Eventually(t, shortWait, created+" engaged again", func() bool { return rec.isEngaged(created) })
+	if vc2 := virtualCluster(t, p, created); vc2.Name() != created {
+		t.Fatalf("Name() = %q", vc2.Name())
+	}
+	deleteNamespace(t, c, created)
+	deleteNamespace(t, c, pre)
+	harness.Eventually(t, shortWait, "both disengaged", func() bool { return rec.wasDisengaged(created) && rec.wasDisengaged(pre) })
+}
+
+// Stopping the provider (its Start returning) disengages every virtual cluster and forgets them; the provider can
+// then be started again and discovers the namespaces anew.
+func TestStopDisengagesEverythingAndRestarts(t *testing.T) {
+	name := uniqueName("restart")
+	createNamespaces(t, name)
+	p := namespace.New(startSharedCluster(t))
+	first := newEngageRecorder()
+	stop := startProvider(t, p, first)
+	harness.Eventually(t, shortWait, name+" engaged", func() bool { return first.isEngaged(name) })
+
+	stop()
+	if !first.wasDisengaged(name) || !first.wasDisengaged(metav1.NamespaceDefault) {
+		t.Fatal("virtual clusters are still engaged after Start returned")
+	}
+	if _, err := p.Get(t.Context(), name); !errors.Is(err, multicluster.ErrClusterNotFound) {
+		t.Fatalf("Get after Start returned: %v, want ErrClusterNotFound", err)
+	}
+
+	second := newEngageRecorder()
+	startProvider(t, p, second)
+	harness.Eventually(t, shortWait, name+" engaged again", func() bool { return second.isEngaged(name) })
+	deleteNamespace(t, hostClient(t), name)
+	harness.Eventually(t, shortWait, name+" disengaged", func() bool { return second.wasDisengaged(name) })
+}

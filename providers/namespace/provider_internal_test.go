@@ -1,0 +1,105 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// stubCluster is a shared cluster with nothing behind it: enough to build virtual clusters that are never used.
+type stubCluster struct{ cluster.Cluster }
+
+func (stubCluster) GetScheme() *runtime.Scheme     { return runtime.NewScheme() }
+func (stubCluster) GetRESTMapper() meta.RESTMapper { return nil }
+func (stubCluster) GetClient() client.Client       { return nil }
+func (stubCluster) GetCache() cache.Cache          { return nil }
+func (stubCluster) GetAPIReader() client.Reader    { return nil }
+
+// failingAware fails to engage the names it is told to, and records the others.
+type failingAware struct {
+	mu      sync.Mutex
+	fail    map[string]bool
+	engaged map[string]context.Context
+}
+
+func (a *failingAware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.fail[name] {
+		return errors.New("refused")
+	}
+	a.engaged[name] = ctx
+	return nil
+}
+
+func (a *failingAware) context(name string) context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.engaged[name]
+}
+
+func namespaceObject(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// The Namespace handler adds virtual clusters idempotently, removes them on deletes and on tombstones (with or
+// without their object), and retries a failed engagement on the next update.
+func TestNamespaceHandler(t *testing.T) {
+	p := New(stubCluster{})
+	aware := &failingAware{fail: map[string]bool{"flaky": true}, engaged: map[string]context.Context{}}
+	p.running, p.accepting, p.aware = true, true, aware
+	h := &namespaceHandler{ctx: t.Context(), provider: p}
+	defer p.stop()
+
+	for _, name := range []string{"a", "b", "c", "flaky"} {
+		h.OnAdd(namespaceObject(name), true)
+	}
+	h.OnUpdate(namespaceObject("a"), namespaceObject("a"))
+	for _, name := range []string{"a", "b", "c"} {
+		eventually(t, name+" engaged", func() bool { return aware.context(name) != nil })
+	}
+	first, err := p.Get(t.Context(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.(*NamespacedCluster).Name() != "a" {
+		t.Fatalf("Name() = %q", first.(*NamespacedCluster).Name())
+	}
+
+	eventually(t, "the failed engagement forgotten", func() bool {
+		_, err := p.Get(t.Context(), "flaky")
+		return errors.Is(err, multicluster.ErrClusterNotFound)
+	})
+	aware.mu.Lock()
+	aware.fail["flaky"] = false
+	aware.mu.Unlock()
+	h.OnUpdate(namespaceObject("flaky"), namespaceObject("flaky"))
+	eventually(t, "flaky engaged on retry", func() bool { return aware.context("flaky") != nil })
+
+	h.OnDelete(namespaceObject("a"))
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "b", Obj: namespaceObject("b")})
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "c"})
+	for _, name := range []string{"a", "b", "c"} {
+		if aware.context(name).Err() == nil {
+			t.Fatalf("%s is still engaged after its delete", name)
+		}
+		if _, err := p.Get(t.Context(), name); !errors.Is(err, multicluster.ErrClusterNotFound) {
+			t.Fatalf("Get(%s) after its delete: %v", name, err)
+		}
+	}
+	if again, _ := p.Get(t.Context(), "flaky"); again == nil {
+		t.Fatal("flaky is gone")
+	}
+}
