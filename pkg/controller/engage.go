@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -27,6 +28,8 @@ type engagedCluster[request mcreconcile.ClusterAware[request]] struct {
 	cancel  context.CancelFunc
 	// pending are the cluster's sources built before the controller started; they start when it starts.
 	pending []clusterSource[request]
+	// unsynced counts the cluster's sources that have not synced yet (guarded by the controller's mu).
+	unsynced int
 }
 
 // clusterSource is the source of one cluster built from a multi-cluster source.
@@ -117,6 +120,7 @@ func (c *mcController[request]) MultiClusterWatch(from mcsource.TypedSource[clie
 
 // startLocked starts a cluster's source if the controller runs, and keeps it for later otherwise.
 func (c *mcController[request]) startLocked(eng *engagedCluster[request], cs clusterSource[request]) {
+	eng.unsynced++
 	if c.queue == nil {
 		eng.pending = append(eng.pending, cs)
 		return
@@ -137,6 +141,9 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 		if err == nil {
 			metrics.SourceSyncDuration.WithLabelValues(c.name).Observe(time.Since(started).Seconds())
 			log.V(1).Info("Source synced", "attempt", attempt)
+			c.mu.Lock()
+			eng.unsynced--
+			c.mu.Unlock()
 			// The source runs until the engagement ends; release srcCtx then.
 			context.AfterFunc(eng.ctx, cancelSrc)
 			return
@@ -181,4 +188,24 @@ func (c *mcController[request]) startAndSync(ctx context.Context, src source.Typ
 	syncCtx, cancel := context.WithTimeout(ctx, c.cacheSyncTimeout)
 	defer cancel()
 	return syncing.WaitForSync(syncCtx)
+}
+
+// UnsyncedClusters returns, sorted, the names of the engaged clusters with at least one source of this controller
+// that has not synced yet: still syncing, or retrying after a sync failure. A controller that is not running
+// (before it starts, or on a replica waiting for leader election) reports none, so that standby replicas count as
+// ready. It implements mcmanager.ClusterSyncReporter, which mcmanager.FleetReadyzCheck uses.
+func (c *mcController[request]) UnsyncedClusters() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.queue == nil {
+		return nil
+	}
+	var names []string
+	for name, eng := range c.clusters {
+		if eng.unsynced > 0 && eng.ctx.Err() == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

@@ -75,3 +75,26 @@ func ExampleWithMultiCluster() {
 		os.Exit(1)
 	}
 }
+
+// This example serves a readiness endpoint that reports ready only once every engaged cluster has synced for every
+// controller, naming the clusters that have not.
+func ExampleFleetReadyzCheck() {
+	log := ctrl.Log.WithName("manager-examples")
+
+	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), clusters.New(), mcmanager.Options{
+		HealthProbeBindAddress: ":8081",
+	})
+	if err != nil {
+		log.Error(err, "could not create manager")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("fleet", mcmanager.FleetReadyzCheck(mgr)); err != nil {
+		log.Error(err, "could not add the fleet readiness check")
+		os.Exit(1)
+	}
+
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "could not start manager")
+		os.Exit(1)
+	}
+}
