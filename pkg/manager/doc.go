@@ -17,5 +17,6 @@ Main entry points:
   - WithMultiCluster: wrap an existing controller-runtime manager.
   - Manager.GetCluster, Manager.GetManager, Manager.ClusterFromContext: reach a cluster.
   - Manager.Start: starts the host manager and, if the provider is a multicluster.ProviderRunnable, the provider.
+  - FleetReadyzCheck: a readiness check that passes once every engaged cluster has synced for every controller.
 */
 package manager
