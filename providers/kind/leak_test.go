@@ -1,0 +1,54 @@
+package kind_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/providers/kind"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// leakRounds is how many kind clusters TestNoGoroutineLeaks creates, replaces and deletes.
+const leakRounds = 20
+
+// Clusters created, replaced and deleted, and then the manager stopped, leave no goroutine behind: not the poll
+// loop, not the engaging workers, nothing of the clusters. Idle keep-alive connections of client-go's shared
+// transports are not the provider's and are ignored.
+func TestNoGoroutineLeaks(t *testing.T) {
+	ns := newNamespace(t, "kind-leak", "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	ignore := goleak.IgnoreCurrent()
+
+	lister := newFakeLister()
+	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	_, rec, stop := startController(t, p)
+	for i := range leakRounds {
+		name := fmt.Sprintf("leak-%d", i)
+		lister.set(t, name, "member-0")
+		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		lister.set(t, name, "member-1")
+		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		lister.remove(name)
+		harness.Eventually(t, 0, name+" gone", func() bool { return len(p.ClusterNames()) == 0 })
+	}
+	stop()
+
+	opts := []goleak.Option{
+		ignore,
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	}
+	var err error
+	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
+		err = goleak.Find(opts...)
+		return err == nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}

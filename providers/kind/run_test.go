@@ -1,0 +1,48 @@
+package kind_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/providers/kind"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// The shape of the README sample: the manager starts the provider and the program also runs `go provider.Run(ctx,
+// mgr)`. Discovery runs once: with a poll interval longer than the test, kind is listed exactly once, the cluster is
+// engaged once and reconciled, and Run returns nil when its context ends. If Run was the one running discovery, the
+// manager's start of the provider takes over, so the cluster is reconciled afterwards either way.
+func TestRunWithManagerStartDiscoversOnce(t *testing.T) {
+	ns := newNamespace(t, "kind-run", "member-0")
+	createConfigMap(t, "member-0", ns, "obj")
+	lister := newFakeLister()
+	lister.set(t, "dev", "member-0")
+	p := kind.New(kind.Options{Lister: lister, PollInterval: time.Hour, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+
+	runCtx, stopRun := context.WithCancel(t.Context())
+	defer stopRun()
+	mgr, rec, _ := startController(t, p) // the manager starts the provider
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx, mgr) }()
+
+	harness.Eventually(t, 0, "dev reconciled", func() bool { return rec.Has(seen("dev", "obj", "member-0")) })
+	harness.Consistently(t, 2*time.Second, "kind listed once, dev reconciled once", func() bool {
+		return lister.listCount() == 1 && rec.Count(seen("dev", "obj", "member-0")) == 1
+	})
+
+	stopRun()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run() = %v, want nil", err)
+		}
+	case <-time.After(harness.DefaultTimeout):
+		t.Fatal("Run did not return after its context ended")
+	}
+	// Discovery goes on (or is taken over by the manager's start of the provider): dev is reconciled.
+	createConfigMap(t, "member-0", ns, "later")
+	harness.Eventually(t, 0, "dev still reconciled", func() bool { return rec.Has(seen("dev", "later", "member-0")) })
+}
