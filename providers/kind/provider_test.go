@@ -170,7 +170,9 @@ func startControllerWithoutProvider(t testing.TB, p *kind.Provider) (mcmanager.M
 // getOnly hides the provider's Start, so that the manager does not run discovery.
 type getOnly struct{ p *kind.Provider }
 
-func (g getOnly) Get(ctx context.Context, name string) (cluster.Cluster, error) { return g.p.Get(ctx, name) }
+func (g getOnly) Get(ctx context.Context, name string) (cluster.Cluster, error) {
+	return g.p.Get(ctx, name)
+}
 
 func (g getOnly) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
 	return g.p.IndexField(ctx, obj, field, extract)

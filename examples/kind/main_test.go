@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 1})
+}
+
+// seedReadme is the project README of the specification, whose code sample this program is.
+const seedReadme = "../../../shared/seeds/004_366f89ae0bdefe5f.txt"
+
+// main.go is the README sample, unmodified: this module compiling is the proof that the sample compiles.
+func TestMainIsTheREADMESample(t *testing.T) {
+	readme, err := os.ReadFile(seedReadme)
+	if os.IsNotExist(err) {
+		t.Skipf("%s is not here; nothing to compare with", seedReadme)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "```golang\n")
+	sample, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatalf("no golang code block in %s", seedReadme)
+	}
+	ours, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ours) != sample {
+		t.Errorf("main.go differs from the code sample of %s", seedReadme)
+	}
+}
+
+// The program runs against a kind cluster: kind's library talks to a stand-in for the docker CLI (the provider's
+// testdata/docker) that presents a fleet member as the kind cluster "dev". The program reconciles a ConfigMap in it,
+// logs it with the cluster's name, and exits cleanly on SIGINT.
+func TestRunsAgainstAKindCluster(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kind-example")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	clustersDir := filepath.Join(t.TempDir(), "clusters")
+	standInCluster(t, clustersDir, "dev", "member-0")
+	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
+	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kind-example"}}
+	if err := harness.Client(t, fleet, "member-0").Create(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+
+	standInBin, err := filepath.Abs("../../providers/kind/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"KUBECONFIG="+hostKubeconfig,
+		"PATH="+standInBin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"KIND_STANDIN_DIR="+clustersDir,
+		"KIND_EXPERIMENTAL_PROVIDER=",
+	)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			if err := <-exited; err != nil {
+				t.Logf("killed after the test: %v", err)
+			}
+		}
+	})
+
+	harness.Eventually(t, 0, `"ConfigMap default/kind-example in cluster "dev"" logged`, func() bool {
+		return strings.Contains(out.String(), `ConfigMap default/kind-example in cluster "dev"`)
+	})
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("the program exited with %v after SIGINT; output:\n%s", err, out.String())
+		}
+	case <-time.After(harness.DefaultTimeout):
+		t.Fatalf("the program did not exit after SIGINT; output:\n%s", out.String())
+	}
+}
+
+// standInCluster makes the kind cluster name, served by member, in the stand-in runtime's directory dir.
+func standInCluster(t *testing.T, dir, name, member string) {
+	t.Helper()
+	data, err := fleet.Kubeconfig(member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(kc.Clusters[member].Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for file, contents := range map[string][]byte{"admin.conf": data, "endpoint": []byte(u.Host + "\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name, file), contents, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
