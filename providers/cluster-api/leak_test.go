@@ -1,0 +1,61 @@
+package capi_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// leakRounds is how many Clusters TestNoGoroutineLeaks provisions, rotates and deletes.
+const leakRounds = 10
+
+// Clusters provisioned, given a new kubeconfig and deleted, and then the manager stopped, leave no goroutine behind:
+// not the provider's engaging goroutines, nothing of the clusters, nothing of its controller. Idle keep-alive
+// connections of client-go's shared transports and the event broadcaster's goroutines of the (stopped) host manager
+// are not the provider's.
+func TestNoGoroutineLeaks(t *testing.T) {
+	ns := newNamespace(t, "capi-leak", mcHost, "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	ignore := goleak.IgnoreCurrent()
+
+	p, _, rec, stop := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	c := hostClient(t)
+	for i := range leakRounds {
+		short := fmt.Sprintf("leak-%d", i)
+		name := ns + "/" + short
+		setKubeconfig(t, ns, short, "member-0")
+		ccl := createCluster(t, ns, short, true)
+		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		setKubeconfig(t, ns, short, "member-1")
+		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		if err := c.Delete(t.Context(), ccl); err != nil {
+			t.Fatal(err)
+		}
+		harness.Eventually(t, 0, name+" gone", func() bool { return len(namesIn(p, ns)) == 0 })
+	}
+	stop()
+
+	opts := []goleak.Option{
+		ignore,
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+		// The host manager's event broadcaster drains asynchronously after the manager stops.
+		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).loop"),
+		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher.func1"),
+	}
+	var err error
+	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
+		err = goleak.Find(opts...)
+		return err == nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}

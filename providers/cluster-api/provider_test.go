@@ -1,0 +1,148 @@
+package capi_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// The life of a workload cluster: a Cluster that is not provisioned is left alone; once provisioned it is engaged
+// as "<namespace>/<name>" and reconciled; a new kubeconfig in its Secret (now reaching another API server) replaces
+// it; a deletion timestamp (the Cluster is being deleted, held by a finalizer) disengages it; and a Cluster deleted
+// outright is disengaged too.
+func TestClusterLifecycle(t *testing.T) {
+	ns := newNamespace(t, "capi-life", mcHost, "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	name := ns + "/wl"
+
+	ccl := createCluster(t, ns, "wl", false, "test.multicluster-runtime.sigs.k8s.io/hold")
+	setKubeconfig(t, ns, "wl", "member-0")
+	harness.Consistently(t, 2*time.Second, "an unprovisioned Cluster is not engaged", func() bool {
+		if names := namesIn(p, ns); len(names) > 0 {
+			t.Logf("engaged: %v", names)
+			return false
+		}
+		return true
+	})
+
+	setProvisioned(t, ccl)
+	harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+
+	setKubeconfig(t, ns, "wl", "member-1")
+	harness.Eventually(t, 0, name+" replaced by a cluster on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+
+	other := createCluster(t, ns, "other", true)
+	setKubeconfig(t, ns, "other", "member-0")
+	harness.Eventually(t, 0, ns+"/other reconciled", func() bool { return rec.Has(seen(ns+"/other", "obj", "member-0")) })
+
+	c := hostClient(t)
+	if err := c.Delete(t.Context(), ccl); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 0, name+" disengaged while being deleted", func() bool {
+		_, err := mgr.GetCluster(t.Context(), name)
+		return errors.Is(err, multicluster.ErrClusterNotFound)
+	})
+	if err := c.Delete(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 0, "other disengaged once deleted", func() bool { return len(namesIn(p, ns)) == 0 })
+
+	// Release the held Cluster.
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(ccl), ccl); err != nil {
+		t.Fatal(err)
+	}
+	ccl.Finalizers = nil
+	if err := c.Update(t.Context(), ccl); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Faults stay with their Cluster: a provisioned Cluster without a kubeconfig Secret and one with a malformed
+// kubeconfig are reported with the cluster's name, in an error and a Warning event on the Cluster, without any
+// credential; one whose API server is unreachable is engaged (engaging never waits for a cluster's API server) and
+// its controllers' sources retry on their own; none of them holds up a healthy Cluster. Once its Secret is fixed, a
+// broken Cluster is engaged.
+func TestFaultsAreIsolated(t *testing.T) {
+	ns := newNamespace(t, "capi-faults", mcHost, "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	const secret = "s3cr3t-token-never-shown"
+	p, _, rec, _ := start(t, capi.Options{
+		ClusterOptions:   []cluster.Option{inNamespace(ns)},
+		WaitCacheTimeout: 2 * time.Second,
+	})
+
+	createCluster(t, ns, "unreachable", true)
+	setKubeconfig(t, ns, "unreachable", "", []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: `+secret+`}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`)...)
+	createCluster(t, ns, "nosecret", true)
+	createCluster(t, ns, "malformed", true)
+	setKubeconfig(t, ns, "malformed", "", []byte("not a kubeconfig [token: "+secret)...)
+	createCluster(t, ns, "healthy", true)
+	setKubeconfig(t, ns, "healthy", "member-0")
+
+	harness.Eventually(t, 0, "healthy reconciled despite the broken Clusters", func() bool {
+		return rec.Has(seen(ns+"/healthy", "obj", "member-0"))
+	})
+	c := hostClient(t)
+	var events corev1.EventList
+	warnedAll := func() bool {
+		if err := c.List(t.Context(), &events, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		warned := map[string]bool{}
+		for _, e := range events.Items {
+			if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, ns+"/"+e.InvolvedObject.Name) {
+				warned[e.InvolvedObject.Name] = true
+			}
+		}
+		return warned["nosecret"] && warned["malformed"]
+	}
+	harness.Eventually(t, 0, "a Warning event naming each broken Cluster", warnedAll)
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, secret) {
+			t.Errorf("event %q shows a credential", e.Message)
+		}
+	}
+	for _, broken := range []string{"nosecret", "malformed", "unreachable"} {
+		if rec.Has(seen(ns+"/"+broken, "obj", "member-0")) || rec.Has(seen(ns+"/"+broken, "obj", "member-1")) {
+			t.Errorf("reconciled an object of the broken Cluster %s", broken)
+		}
+	}
+
+	setKubeconfig(t, ns, "nosecret", "member-1")
+	setKubeconfig(t, ns, "malformed", "member-1")
+	harness.Eventually(t, 0, "fixed Clusters engaged", func() bool {
+		return rec.Has(seen(ns+"/nosecret", "obj", "member-1")) && rec.Has(seen(ns+"/malformed", "obj", "member-1"))
+	})
+	if names := p.ClusterNames(); !slices.Contains(names, ns+"/unreachable") {
+		t.Errorf("ClusterNames() = %v, want the unreachable cluster engaged too", names)
+	}
+}
+
+// mcHost is the host's name in the fleet, for newNamespace.
+const mcHost = "host"
+
+// namesIn returns the provider's clusters of Cluster objects in namespace ns: tests share the host, and a provider
+// sees every namespace.
+func namesIn(p *capi.Provider, ns string) []string {
+	return slices.DeleteFunc(p.ClusterNames(), func(name string) bool { return !strings.HasPrefix(name, ns+"/") })
+}

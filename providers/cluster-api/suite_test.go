@@ -1,0 +1,199 @@
+package capi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// fleet is shared by the tests of this package: a host (the management cluster, with the Cluster API CRDs) and two
+// members (workload clusters). Tests never share a namespace.
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	crd, err := clusterCRD()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2, CRDDirectoryPaths: []string{crd}, ErrorIfCRDPathMissing: true})
+}
+
+// clusterCRD returns the path of the Cluster CRD shipped in the Cluster API module this module requires.
+func clusterCRD() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the Cluster API module: %w", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml"), nil
+}
+
+// scheme knows the built-in types and Cluster API's.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(clusterv1.AddToScheme(s))
+	return s
+}()
+
+// hostClient is a client of the host that knows the Cluster API types.
+func hostClient(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.New(fleet.Host(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func newNamespace(t testing.TB, prefix string, names ...string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := harness.Client(t, fleet, names[0]).Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names[1:] {
+		if err := harness.Client(t, fleet, name).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns.Name
+}
+
+func inNamespace(ns string) cluster.Option {
+	return func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} }
+}
+
+func createConfigMap(t testing.TB, member, ns, name string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"member": member}}
+	if err := harness.Client(t, fleet, member).Create(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createCluster creates a Cluster object in the host; with provisioned, its control plane is marked initialized.
+func createCluster(t testing.TB, ns, name string, provisioned bool, finalizers ...string) *clusterv1.Cluster {
+	t.Helper()
+	c := hostClient(t)
+	ccl := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Finalizers: finalizers},
+		Spec:       clusterv1.ClusterSpec{Paused: ptr.To(true)}, // no Cluster API controller here; the test plays it
+	}
+	if err := c.Create(t.Context(), ccl); err != nil {
+		t.Fatal(err)
+	}
+	if provisioned {
+		setProvisioned(t, ccl)
+	}
+	return ccl
+}
+
+// setProvisioned marks the Cluster's control plane initialized, through the status subresource.
+func setProvisioned(t testing.TB, ccl *clusterv1.Cluster) {
+	t.Helper()
+	ccl.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+	ccl.Status.Phase = string(clusterv1.ClusterPhaseProvisioned)
+	if err := hostClient(t).Status().Update(t.Context(), ccl); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setKubeconfig creates or updates the kubeconfig Secret of Cluster ns/name: the kubeconfig of member, or raw data.
+func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
+	t.Helper()
+	data := raw
+	if member != "" {
+		var err error
+		if data, err = fleet.Kubeconfig(member); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := hostClient(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + capi.KubeconfigSecretSuffix}}
+	err := c.Get(t.Context(), client.ObjectKeyFromObject(secret), secret)
+	secret.Data = map[string][]byte{capi.KubeconfigSecretKey: data}
+	switch {
+	case err == nil:
+		err = c.Update(t.Context(), secret)
+	case client.IgnoreNotFound(err) == nil:
+		err = c.Create(t.Context(), secret)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
+
+// start builds a host manager, the provider on it with opts, and a multi-cluster manager with a ConfigMap controller
+// recording seen(cluster, name, member); it starts the manager until the test ends or stop is called.
+func start(t testing.TB, opts capi.Options) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+	t.Helper()
+	hostScheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(hostScheme))
+	host, err := manager.New(fleet.Host(), manager.Options{
+		Scheme:                 hostScheme, // the provider adds Cluster API's types to it
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := capi.New(host, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := mcmanager.WithMultiCluster(host, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := harness.NewRecorder()
+	err = mcbuilder.ControllerManagedBy(mgr).
+		Named(fmt.Sprintf("capi-%p", rec)).
+		For(&corev1.ConfigMap{}).
+		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
+			cl, err := mgr.GetCluster(ctx, req.ClusterName)
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			cm := &corev1.ConfigMap{}
+			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
+				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			rec.Add(seen(req.ClusterName, req.Name, cm.Data["member"]))
+			return reconcile.Result{}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := harness.StartManager(t, t.Context(), mgr)
+	return p, mgr, rec, stop
+}
