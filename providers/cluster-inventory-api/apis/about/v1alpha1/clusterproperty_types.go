@@ -1,0 +1,48 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+const (
+	// ClusterIDPropertyName is the well-known property holding the cluster's ID: unique within its ClusterSet,
+	// immutable while the cluster is a member, an RFC 1123 DNS subdomain.
+	ClusterIDPropertyName = "cluster.clusterset.k8s.io"
+	// LegacyClusterIDPropertyName is the name earlier drafts of KEP-2149 gave to the cluster ID property; read it
+	// where ClusterIDPropertyName is absent.
+	LegacyClusterIDPropertyName = "id.k8s.io"
+	// ClusterSetPropertyName is the well-known property holding the ClusterSet the cluster belongs to, present
+	// exactly while it is a member.
+	ClusterSetPropertyName = "clusterset.k8s.io"
+)
+
+// ClusterProperty is one property of the cluster it lives in; its name is the property's name.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+// +kubebuilder:printcolumn:name="Value",type=string,JSONPath=`.spec.value`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ClusterProperty struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec holds the property's value.
+	// +required
+	Spec ClusterPropertySpec `json:"spec"`
+}
+
+// ClusterPropertySpec is the value of a ClusterProperty.
+type ClusterPropertySpec struct {
+	// Value of the property.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128000
+	Value string `json:"value"`
+}
+
+// ClusterPropertyList is a list of ClusterProperties.
+//
+// +kubebuilder:object:root=true
+type ClusterPropertyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterProperty `json:"items"`
+}

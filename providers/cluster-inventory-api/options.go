@@ -1,0 +1,97 @@
+package clusterinventoryapi
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+)
+
+// DefaultProbeTimeout bounds the version request that checks a profile's rest.Config before it is engaged.
+const DefaultProbeTimeout = 15 * time.Second
+
+// Options are the options of a cluster-inventory-api provider.
+type Options struct {
+	// ClusterOptions are applied to every cluster.Cluster the provider builds, also when NewCluster is set.
+	ClusterOptions []cluster.Option
+
+	// KubeconfigStrategyOption selects how a profile's rest.Config is obtained. Required: set exactly one
+	// strategy.
+	KubeconfigStrategyOption kubeconfigstrategy.Option
+
+	// NewCluster builds a profile's cluster.Cluster. Default: cluster.New(cfg, opts...).
+	NewCluster func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error)
+
+	// IsReady decides whether a profile's cluster is engaged. Default: IsReady.
+	IsReady func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool
+
+	// ClusterName names a profile's cluster. Default: ProfileName ("<namespace>/<name>").
+	ClusterName func(clp *clusterinventoryv1alpha1.ClusterProfile) string
+
+	// WaitCacheTimeout bounds how long a new cluster's cache may take to sync. Default:
+	// clusters.DefaultWaitCacheTimeout.
+	WaitCacheTimeout time.Duration
+
+	// ProbeTimeout bounds the version request that checks a profile's rest.Config (credentials, plugin, endpoint)
+	// before the cluster is engaged. Default: DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+
+	// ControllerName names the provider's controller on the hub manager. Default:
+	// "multicluster-clusterprofile-provider".
+	ControllerName string
+}
+
+func (o Options) complete() Options {
+	if o.NewCluster == nil {
+		o.NewCluster = func(_ context.Context, _ *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
+			return cluster.New(cfg, opts...)
+		}
+	}
+	if o.IsReady == nil {
+		o.IsReady = IsReady
+	}
+	if o.ClusterName == nil {
+		o.ClusterName = ProfileName
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.ControllerName == "" {
+		o.ControllerName = "multicluster-clusterprofile-provider"
+	}
+	return o
+}
+
+// IsReady reports whether a profile's cluster can be engaged: it is not being deleted and its conditions
+// ControlPlaneHealthy and Joined are both True.
+func IsReady(_ context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool {
+	return clp.DeletionTimestamp.IsZero() &&
+		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, metav1.ConditionTrue) &&
+		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, clusterinventoryv1alpha1.ClusterConditionJoined, metav1.ConditionTrue)
+}
+
+// ProfileName names a profile's cluster "<namespace>/<name>" of the profile.
+func ProfileName(clp *clusterinventoryv1alpha1.ClusterProfile) string {
+	return clp.Namespace + "/" + clp.Name
+}
+
+// ClusterIDName names a profile's cluster by its KEP-2149 cluster ID: the value of the property
+// cluster.clusterset.k8s.io (or, from earlier drafts, id.k8s.io) in status.properties; without one it falls back to
+// ProfileName.
+func ClusterIDName(clp *clusterinventoryv1alpha1.ClusterProfile) string {
+	for _, name := range []string{aboutv1alpha1.ClusterIDPropertyName, aboutv1alpha1.LegacyClusterIDPropertyName} {
+		for _, p := range clp.Status.Properties {
+			if p.Name == name && p.Value != "" {
+				return p.Value
+			}
+		}
+	}
+	return ProfileName(clp)
+}
