@@ -40,7 +40,7 @@ type File struct {
 
 // CredentialsProvider builds rest.Configs for ClusterProfiles from credential plugins. Create it with New or
 // NewFromFile; it is safe for concurrent use.
-type CredentialsProvider struct {
+type CredentialsProvider struct { //nolint:revive // the name of the reference library's type, kept for compatibility
 	providers []Provider
 }
 

@@ -69,7 +69,9 @@ func New(_ context.Context, option Option) (Interface, error) {
 }
 
 // credentialsStrategy builds configs with credential plugins.
-type credentialsStrategy struct{ provider *credentials.CredentialsProvider }
+type credentialsStrategy struct {
+	provider *credentials.CredentialsProvider
+}
 
 func (s *credentialsStrategy) GetKubeConfig(_ context.Context, _ client.Client, clp *clusterinventoryv1alpha1.ClusterProfile) (*rest.Config, error) {
 	return s.provider.BuildConfigFromCP(clp)

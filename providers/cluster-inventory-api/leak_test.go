@@ -1,0 +1,63 @@
+package clusterinventoryapi_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// leakRounds is how many profiles TestNoGoroutineLeaks makes ready, rotates and deletes.
+const leakRounds = 10
+
+// Profiles engaged, replaced and deleted, and then the manager stopped, leave no goroutine behind. Idle keep-alive
+// connections of client-go's shared transports and the stopped hub manager's event broadcaster are not the
+// provider's.
+func TestNoGoroutineLeaks(t *testing.T) {
+	ns := newNamespace(t, "cip-leak", hub, "member-0", "member-1")
+	createConfigMap(t, "member-0", ns, "obj")
+	createConfigMap(t, "member-1", ns, "obj")
+	ignore := goleak.IgnoreCurrent()
+
+	p, _, rec, stop := start(t, clusterinventoryapi.Options{
+		KubeconfigStrategyOption: kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{ConsumerName: consumer}},
+		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+	})
+	c := hubClient(t)
+	for i := range leakRounds {
+		short := fmt.Sprintf("leak-%d", i)
+		name := ns + "/" + short
+		setKubeconfigSecret(t, ns, short, "member-0")
+		clp := createProfile(t, ns, short, true, nil)
+		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		setKubeconfigSecret(t, ns, short, "member-1")
+		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		if err := c.Delete(t.Context(), clp); err != nil {
+			t.Fatal(err)
+		}
+		harness.Eventually(t, 0, name+" gone", func() bool { return len(namesIn(p, ns)) == 0 })
+	}
+	stop()
+
+	opts := []goleak.Option{
+		ignore,
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).loop"),
+		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher.func1"),
+	}
+	var err error
+	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
+		err = goleak.Find(opts...)
+		return err == nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,210 @@
+package clusterinventoryapi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
+	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// pluginToken is the static token every control plane of the fleet accepts, for user plugin-user in system:masters.
+const pluginToken = "fleet-plugin-token-0123456789"
+
+var (
+	// fleet is shared by the tests of this package: the hub (host, with the CRDs) and two members. Tests never
+	// share a namespace.
+	fleet *mcenvtest.Fleet
+	// plugin is the path of the test's credential plugin (testdata/plugin), built by TestMain.
+	plugin string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "clusterinventoryapi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tokens := filepath.Join(dir, "tokens.csv")
+	plugin = filepath.Join(dir, "plugin")
+	if err = os.WriteFile(tokens, []byte(pluginToken+`,plugin-user,1001,"system:masters"`+"\n"), 0o600); err == nil {
+		if out, buildErr := exec.Command("go", "build", "-o", plugin, "./testdata/plugin").CombinedOutput(); buildErr != nil {
+			err = fmt.Errorf("building the plugin: %w\n%s", buildErr, out)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// The directory stays: RunWithFleet exits the process. It holds a token file and a small binary.
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{
+		Members:               2,
+		CRDDirectoryPaths:     []string{"config/crd"},
+		ErrorIfCRDPathMissing: true,
+		APIServerFlags:        map[string][]string{"token-auth-file": {tokens}},
+	})
+}
+
+// scheme knows the built-in types and the inventory types.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(s))
+	utilruntime.Must(aboutv1alpha1.AddToScheme(s))
+	return s
+}()
+
+func hubClient(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.New(fleet.Host(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func newNamespace(t testing.TB, prefix string, names ...string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := harness.Client(t, fleet, names[0]).Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names[1:] {
+		if err := harness.Client(t, fleet, name).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns.Name
+}
+
+func inNamespace(ns string) cluster.Option {
+	return func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} }
+}
+
+func createConfigMap(t testing.TB, member, ns, name string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"member": member}}
+	if err := harness.Client(t, fleet, member).Create(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createProfile creates a ClusterProfile in the hub and sets its status: ready or not, with the given credential
+// providers and properties.
+func createProfile(t testing.TB, ns, name string, ready bool, providers []clusterinventoryv1alpha1.CredentialProvider, props ...clusterinventoryv1alpha1.Property) *clusterinventoryv1alpha1.ClusterProfile {
+	t.Helper()
+	clp := &clusterinventoryv1alpha1.ClusterProfile{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       clusterinventoryv1alpha1.ClusterProfileSpec{ClusterManager: clusterinventoryv1alpha1.ClusterManager{Name: "test"}},
+	}
+	if err := hubClient(t).Create(t.Context(), clp); err != nil {
+		t.Fatal(err)
+	}
+	clp.Status.CredentialProviders = providers
+	clp.Status.Properties = props
+	setReady(t, clp, ready)
+	return clp
+}
+
+// setReady sets the profile's ControlPlaneHealthy and Joined conditions, through the status subresource.
+func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready bool) {
+	t.Helper()
+	status := metav1.ConditionFalse
+	if ready {
+		status = metav1.ConditionTrue
+	}
+	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryv1alpha1.ClusterConditionJoined} {
+		meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{Type: cond, Status: status, Reason: "Test"})
+	}
+	if err := hubClient(t).Status().Update(t.Context(), clp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
+
+// start builds a multi-cluster manager of the hub with the provider set up on it and a ConfigMap controller that
+// records seen(cluster, name, member), and runs it until the test ends or stop is called.
+func start(t testing.TB, opts clusterinventoryapi.Options) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+	t.Helper()
+	p, err := clusterinventoryapi.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubScheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(hubScheme))
+	mgr := harness.NewManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
+		o.Scheme = hubScheme
+		o.Controller.SkipNameValidation = ptr.To(true)
+	})
+	if err := p.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	rec := harness.NewRecorder()
+	err = mcbuilder.ControllerManagedBy(mgr).
+		Named(fmt.Sprintf("cip-%p", rec)).
+		For(&corev1.ConfigMap{}).
+		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
+			cl, err := mgr.GetCluster(ctx, req.ClusterName)
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			cm := &corev1.ConfigMap{}
+			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
+				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			rec.Add(seen(req.ClusterName, req.Name, cm.Data["member"]))
+			return reconcile.Result{}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := harness.StartManager(t, t.Context(), mgr)
+	return p, mgr, rec, stop
+}
+
+// namesIn returns the provider's clusters whose name starts with prefix: tests share the hub, and a provider sees
+// every namespace.
+func namesIn(p *clusterinventoryapi.Provider, prefix string) []string {
+	return slices.DeleteFunc(p.ClusterNames(), func(name string) bool { return !strings.HasPrefix(name, prefix) })
+}
+
+// warnings returns the messages of the Warning events on the profile ns/name.
+func warnings(t testing.TB, ns, name string) []string {
+	t.Helper()
+	var events corev1.EventList
+	if err := hubClient(t).List(t.Context(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range events.Items {
+		if e.Type == corev1.EventTypeWarning && e.InvolvedObject.Name == name {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
