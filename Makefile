@@ -58,6 +58,16 @@ verify: $(GOLANGCI_LINT) ## Fail if any module is not formatted or its go.mod/go
 		(cd "$$mod" && go mod tidy -diff && $(GOLANGCI_LINT) fmt --config "$(ROOT)/.golangci.yml" --diff ./...); \
 	done
 
+##@ Demo
+
+# Flags for the demo, e.g. `make demo DEMO_FLAGS='-clusters 5 -duration 2m'` or DEMO_FLAGS=-keep; see hack/demo.
+DEMO_FLAGS ?=
+
+.PHONY: demo
+demo: ## Run the quickstart controller on a local fleet of real control planes (builds etcd and kube-apiserver once).
+	@assets=$$(hack/envtest-assets.sh); \
+	cd hack/demo && GOWORK=off KUBEBUILDER_ASSETS="$$assets" go run . $(DEMO_FLAGS)
+
 ##@ Tools
 
 $(GOLANGCI_LINT): # Installed only when this exact version is missing.

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// buildDemo builds the demo into a temporary directory.
+func buildDemo(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "demo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startDemo runs the demo with args and its own TMPDIR, which it returns.
+func startDemo(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *lockedBuffer, tmp string, exited chan error) {
+	t.Helper()
+	tmp = t.TempDir()
+	cmd = exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out = &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	return cmd, out, tmp, exited
+}
+
+// waitExit waits for the demo to exit and fails the test unless it exits cleanly within timeout.
+func waitExit(t *testing.T, exited chan error, out *lockedBuffer, timeout time.Duration) {
+	t.Helper()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("the demo failed: %v\n%s", err, out)
+		}
+	case <-time.After(timeout):
+		t.Fatalf("the demo did not exit within %s\n%s", timeout, out)
+	}
+}
+
+// leftovers returns the processes whose command line mentions dir (the control planes keep their data and
+// certificates in the demo's TMPDIR) and the files left in dir, apart from the fleet kit's shared, empty port lock
+// directory.
+func leftovers(t *testing.T, dir string) (procs, files []string) {
+	t.Helper()
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range cmdlines {
+		data, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(data, []byte(dir)) {
+			procs = append(procs, strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		// The fleet kit's port lock directory is shared by every process of the user, on purpose; it must be empty.
+		if strings.HasPrefix(e.Name(), "multicluster-runtime-envtest-ports-") {
+			locks, _ := os.ReadDir(filepath.Join(dir, e.Name()))
+			for _, l := range locks {
+				files = append(files, filepath.Join(e.Name(), l.Name()))
+			}
+			continue
+		}
+		files = append(files, e.Name())
+	}
+	return procs, files
+}
+
+// assertNothingLeft fails the test if, shortly after the demo exited, a process or file of it remains.
+func assertNothingLeft(t *testing.T, dir string) {
+	t.Helper()
+	var procs, files []string
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		procs, files = leftovers(t, dir)
+		return len(procs) == 0 && len(files) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("left behind: processes %q, files %q", procs, files)
+	}
+}
+
+// The whole scenario, short: every cluster engaged and reconciled under its name, a fourth added and engaged, the
+// first removed and disengaged, a summary, a clean exit, and nothing left behind.
+func TestDemoScenario(t *testing.T) {
+	bin := buildDemo(t)
+	_, out, tmp, exited := startDemo(t, bin, "-clusters", "3", "-duration", "10s")
+	waitExit(t, exited, out, 3*time.Minute)
+	text := out.String()
+	for _, want := range []string{
+		"ENGAGED    cluster member-0", "ENGAGED    cluster member-1", "ENGAGED    cluster member-2",
+		"RECONCILE  cluster member-0  ConfigMap demo/greeting", "RECONCILE  cluster member-2  ConfigMap demo/greeting",
+		"adding a control plane: member-3", "ENGAGED    cluster member-3", "RECONCILE  cluster member-3  ConfigMap demo/greeting",
+		"removing member-0", "DISENGAGED cluster member-0",
+		"Summary after", "member-0   removed", "member-3   engaged", "4 clusters seen",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	if strings.Count(text, "DISENGAGED") != 1 {
+		t.Errorf("want exactly one DISENGAGED line (member-0)")
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", text)
+	}
+	assertNothingLeft(t, tmp)
+}
+
+// Ctrl-C while the clusters are being engaged stops everything: a clean exit, no control plane process and no
+// temporary file left.
+func TestDemoInterrupted(t *testing.T) {
+	bin := buildDemo(t)
+	cmd, out, tmp, exited := startDemo(t, bin, "-clusters", "2", "-keep")
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return strings.Contains(out.String(), "ENGAGED"), nil
+	})
+	if err != nil {
+		t.Fatalf("no cluster engaged:\n%s", out)
+	}
+	if procs, _ := leftovers(t, tmp); len(procs) == 0 {
+		t.Fatal("found no control plane process of the demo while it runs: the leftover check would prove nothing")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, exited, out, time.Minute)
+	assertNothingLeft(t, tmp)
+}
+
+// lockedBuffer collects the demo's output while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
