@@ -1,0 +1,83 @@
+// Command cluster-inventory-api runs against a hub cluster holding ClusterProfiles (KEP-4322) and reconciles the
+// ConfigMaps of every ready profile's cluster, reaching each cluster with the credential plugins of a KEP-5339
+// provider file (providers/cluster-inventory-api).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+)
+
+func main() {
+	providerFile := flag.String("clusterprofile-provider-file", credentials.DefaultProviderFile, "the KEP-5339 credential-provider file")
+	byID := flag.Bool("name-by-cluster-id", false, "name clusters by their KEP-2149 cluster ID property where they have one")
+	flag.Parse()
+	log := ctrl.Log.WithName("cluster-inventory-example")
+
+	plugins, err := credentials.NewFromFile(*providerFile)
+	if err != nil {
+		log.Error(err, "could not read the credential-provider file")
+		os.Exit(1)
+	}
+	opts := clusterinventoryapi.Options{
+		KubeconfigStrategyOption: kubeconfigstrategy.Option{
+			CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: plugins},
+		},
+	}
+	if *byID {
+		opts.ClusterName = clusterinventoryapi.ClusterIDName
+	}
+	provider, err := clusterinventoryapi.New(opts)
+	if err != nil {
+		log.Error(err, "could not create the provider")
+		os.Exit(1)
+	}
+	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		log.Error(err, "could not create manager")
+		os.Exit(1)
+	}
+	if err := provider.SetupWithManager(mgr); err != nil {
+		log.Error(err, "could not set up the provider")
+		os.Exit(1)
+	}
+
+	err = mcbuilder.ControllerManagedBy(mgr).
+		Named("inventory-configmaps").
+		For(&corev1.ConfigMap{}).
+		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+			cl, err := mgr.GetCluster(ctx, req.ClusterName)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			cm := &corev1.ConfigMap{}
+			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
+				return ctrl.Result{}, client.IgnoreNotFound(err)
+			}
+			fmt.Printf("ConfigMap %s in cluster %q\n", req.NamespacedName, req.ClusterName)
+			return ctrl.Result{}, nil
+		}))
+	if err != nil {
+		log.Error(err, "could not create controller")
+		os.Exit(1)
+	}
+
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "could not run manager")
+		os.Exit(1)
+	}
+}
