@@ -1,0 +1,40 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 1})
+}
+
+// The program reconciles a ConfigMap of the member whose kubeconfig file is written into the watched directory
+// while it runs, under the name "<file path>+<context>".
+func TestReconcilesClustersOfKubeconfigFiles(t *testing.T) {
+	if err := harness.Client(t, fleet, "member-0").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	hostKubeconfig := filepath.Join(t.TempDir(), "host")
+	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-dir", dir)
+	member := filepath.Join(dir, "east.kubeconfig")
+	if err := fleet.WriteKubeconfig(member, "member-0"); err != nil {
+		t.Fatal(err)
+	}
+	p.WaitFor(t, `ConfigMap default/hello in cluster "`+member+`+member-0"`)
+	p.Interrupt(t)
+}
