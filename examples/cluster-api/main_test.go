@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +17,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -76,58 +73,13 @@ func TestReconcilesProvisionedWorkloadClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bin := filepath.Join(t.TempDir(), "cluster-api-example")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
 	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+hostKubeconfig)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	})
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig})
 
 	want := `ConfigMap default/capi-example in cluster "workloads/east"`
-	harness.Eventually(t, 0, want, func() bool { return strings.Contains(out.String(), want) })
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("the program exited with %v after SIGINT; output:\n%s", err, out)
-		}
-	case <-time.After(harness.DefaultTimeout):
-		t.Fatalf("the program did not exit after SIGINT; output:\n%s", out)
-	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	harness.Eventually(t, 0, want, func() bool { return strings.Contains(p.Output(), want) })
+	p.Interrupt(t)
 }

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,6 +19,7 @@ import (
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -111,61 +108,16 @@ func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
 	if err := os.WriteFile(providerFile, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "cluster-inventory-example")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	hubKubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	if err := fleet.WriteKubeconfig(hubKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-clusterprofile-provider-file", providerFile)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+hubKubeconfig)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	})
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-clusterprofile-provider-file", providerFile)
 
 	want := `ConfigMap default/inventory-example in cluster "inventory/east"`
-	harness.Eventually(t, 0, want, func() bool { return strings.Contains(out.String(), want) })
-	if strings.Contains(out.String(), token) {
+	harness.Eventually(t, 0, want, func() bool { return strings.Contains(p.Output(), want) })
+	if strings.Contains(p.Output(), token) {
 		t.Error("the program's output shows the token")
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("the program exited with %v after SIGINT; output:\n%s", err, out)
-		}
-	case <-time.After(harness.DefaultTimeout):
-		t.Fatalf("the program did not exit after SIGINT; output:\n%s", out)
-	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	p.Interrupt(t)
 }

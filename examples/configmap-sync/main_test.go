@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -53,28 +48,11 @@ func TestSyncsHostConfigMapToEveryMember(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bin := filepath.Join(t.TempDir(), "configmap-sync")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
 	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-kubeconfig-namespace", "kubeconfigs")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+hostKubeconfig)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	})
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-kubeconfig-namespace", "kubeconfigs")
 
 	copied := func(member string) func() bool {
 		return func() bool {
@@ -85,7 +63,7 @@ func TestSyncsHostConfigMapToEveryMember(t *testing.T) {
 	}
 	for _, member := range fleet.Members() {
 		harness.Eventually(t, 0, "the ConfigMap copied to "+member, copied(member))
-		if !strings.Contains(out.String(), "synced ConfigMap fleet-sync/settings to cluster "+member) {
+		if !strings.Contains(p.Output(), "synced ConfigMap fleet-sync/settings to cluster "+member) {
 			t.Errorf("the output does not say the ConfigMap was synced to %s", member)
 		}
 	}
@@ -94,33 +72,5 @@ func TestSyncsHostConfigMapToEveryMember(t *testing.T) {
 	}
 	harness.Eventually(t, 0, "the copy deleted in member-1 put back", copied("member-1"))
 
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("the program exited with %v after SIGINT; output:\n%s", err, out)
-		}
-	case <-time.After(harness.DefaultTimeout):
-		t.Fatalf("the program did not exit after SIGINT; output:\n%s", out)
-	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	p.Interrupt(t)
 }

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -56,12 +52,6 @@ func TestMainIsTheREADMESample(t *testing.T) {
 // testdata/docker) that presents a fleet member as the kind cluster "dev". The program reconciles a ConfigMap in it,
 // logs it with the cluster's name, and exits cleanly on SIGINT.
 func TestRunsAgainstAKindCluster(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "kind-example")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
 	clustersDir := filepath.Join(t.TempDir(), "clusters")
 	standInCluster(t, clustersDir, "dev", "member-0")
 	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
@@ -77,43 +67,15 @@ func TestRunsAgainstAKindCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"KUBECONFIG="+hostKubeconfig,
-		"PATH="+standInBin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"KIND_STANDIN_DIR="+clustersDir,
-		"KIND_EXPERIMENTAL_PROVIDER=",
-	)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			if err := <-exited; err != nil {
-				t.Logf("killed after the test: %v", err)
-			}
-		}
-	})
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig,
+		"PATH=" + standInBin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"KIND_STANDIN_DIR=" + clustersDir,
+		"KIND_EXPERIMENTAL_PROVIDER="})
 
 	harness.Eventually(t, 0, `"ConfigMap default/kind-example in cluster "dev"" logged`, func() bool {
-		return strings.Contains(out.String(), `ConfigMap default/kind-example in cluster "dev"`)
+		return strings.Contains(p.Output(), `ConfigMap default/kind-example in cluster "dev"`)
 	})
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("the program exited with %v after SIGINT; output:\n%s", err, out.String())
-		}
-	case <-time.After(harness.DefaultTimeout):
-		t.Fatalf("the program did not exit after SIGINT; output:\n%s", out.String())
-	}
+	p.Interrupt(t)
 }
 
 // standInCluster makes the kind cluster name, served by member, in the stand-in runtime's directory dir.
@@ -139,22 +101,4 @@ func standInCluster(t *testing.T, dir, name, member string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
