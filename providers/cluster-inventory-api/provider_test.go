@@ -197,7 +197,9 @@ func TestCredentialPluginStrategy(t *testing.T) {
 			return false
 		}
 	}
-	harness.Eventually(t, 0, "a Warning naming the broken profile and its plugin's failure", named("broken", "exit"))
+	harness.Eventually(t, 0, "a Warning naming the broken profile, its plugin and the failure", func() bool {
+		return named("broken", "credential plugin "+plugin)() && named("broken", "exit")()
+	})
 	harness.Eventually(t, 0, "a Warning naming the profile with no configured type", named("unknown", "gkeFleet"))
 	if got := namesIn(p, ns); !slices.Equal(got, []string{ns + "/good"}) {
 		t.Errorf("engaged %v, want only %s/good", got, ns)

@@ -161,6 +161,9 @@ func (p *Provider) probe(cfg *rest.Config) error {
 		return fmt.Errorf("building a client: %w", err)
 	}
 	if _, err := dc.ServerVersion(); err != nil {
+		if cfg.ExecProvider != nil {
+			return fmt.Errorf("reaching the cluster with credential plugin %s: %w", cfg.ExecProvider.Command, err)
+		}
 		return fmt.Errorf("reaching the cluster: %w", err)
 	}
 	return nil
