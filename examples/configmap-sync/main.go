@@ -106,6 +106,7 @@ func setup(mgr mcmanager.Manager, provider *kubeconfig.Provider, namespace strin
 		}()
 		return nil
 	})
+	// snippet:start sync-builder
 	return mcbuilder.ControllerManagedBy(mgr).
 		Named("configmap-sync").
 		WatchesRawSource(onJoin).
@@ -114,6 +115,7 @@ func setup(mgr mcmanager.Manager, provider *kubeconfig.Provider, namespace strin
 			mcbuilder.WithPredicates(inNamespace)).
 		Watches(&corev1.ConfigMap{}, toSource, mcbuilder.WithPredicates(inNamespace)).
 		Complete(&syncer{mgr: mgr, provider: provider, resync: resync})
+	// snippet:end sync-builder
 }
 
 // joinWatcher is a cluster-aware runnable that reports every member engaged.

@@ -37,6 +37,7 @@ func main() {
 	log := ctrl.Log.WithName("uniform-example")
 	ctx := ctrl.SetupSignalHandler()
 
+	// snippet:start uniform-modes
 	var provider multicluster.Provider = nop.New()
 	var fleet *clusters.Provider
 	if !*single {
@@ -55,6 +56,7 @@ func main() {
 		log.Error(err, "could not create controller")
 		os.Exit(1)
 	}
+	// snippet:end uniform-modes
 	if fleet != nil {
 		go func() {
 			if err := addContexts(ctx, fleet, *fleetKubeconfig); err != nil {
@@ -99,6 +101,7 @@ func addContexts(ctx context.Context, fleet *clusters.Provider, path string) err
 // for one cluster, apart from looking the cluster up by name.
 type keyCounter struct{ mgr mcmanager.Manager }
 
+// snippet:start uniform-reconciler
 func (r *keyCounter) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 	cl, err := r.mgr.GetCluster(ctx, req.ClusterName)
 	if err != nil {
@@ -124,3 +127,5 @@ func (r *keyCounter) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 	fmt.Printf("ConfigMap %s in cluster %q has %s keys\n", req.NamespacedName, req.ClusterName, keys)
 	return ctrl.Result{}, nil
 }
+
+// snippet:end uniform-reconciler

@@ -72,6 +72,7 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 	}
 	n.sayf("FLEET", "%d members up: %s", len(members), strings.Join(members, ", "))
 
+	// snippet:start quickstart-manager
 	provider, err := file.New(file.Options{KubeconfigDirs: []string{dir}})
 	if err != nil {
 		return err
@@ -83,6 +84,7 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
+	// snippet:end quickstart-manager
 	if err := mgr.Add(&engagementWatcher{n: n}); err != nil {
 		return err
 	}
