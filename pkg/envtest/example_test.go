@@ -19,6 +19,7 @@ import (
 // A fleet with a host control plane for the manager and two members. In a test, pass t.Context() to Start and
 // stop the fleet in t.Cleanup.
 func Example() {
+	// snippet:start fleet-start
 	ctx := context.Background()
 	fleet := mcenvtest.NewFleet(mcenvtest.Options{
 		Members:           2,
@@ -36,6 +37,7 @@ func Example() {
 	// The manager runs against the host.
 	hostConfig := fleet.Host()
 	fmt.Println("host:", hostConfig.Host)
+	// snippet:end fleet-start
 
 	// Every member is a cluster of its own.
 	for _, name := range fleet.Members() { // member-0, member-1

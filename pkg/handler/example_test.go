@@ -27,6 +27,7 @@ var (
 // This example watches Secrets in every cluster of the fleet and enqueues, for each, a request for a ConfigMap
 // of the same name on the host cluster: an event in one cluster makes work for another.
 func ExampleEnqueueRequestsFromClusterMapFunc() {
+	// snippet:start cross-cluster-map
 	err := mcbuilder.ControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)).
 		Watches(&corev1.Secret{}, mchandler.EnqueueRequestsFromClusterMapFunc(
@@ -41,6 +42,7 @@ func ExampleEnqueueRequestsFromClusterMapFunc() {
 			},
 		)).
 		Complete(reconciler)
+	// snippet:end cross-cluster-map
 	if err != nil {
 		// handle it
 	}
