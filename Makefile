@@ -69,6 +69,21 @@ demo: ## Run the quickstart controller on a local fleet of real control planes (
 	echo "building the demo (the first build compiles controller-runtime and client-go: a minute or two)"; \
 	cd hack/demo && GOWORK=off go build -o "$(BIN)/demo" . && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo" $(DEMO_FLAGS)
 
+##@ Benchmarks
+
+# Where `make bench` writes results.json.
+BENCH_OUT ?= $(ROOT)/bench/results
+
+.PHONY: bench
+bench: ## Run the benchmark suite in full on real control planes (minutes; see bench/).
+	@assets=$$(hack/envtest-assets.sh); \
+	cd bench && GOWORK=off go build -o "$(BIN)/mcbench" ./cmd/mcbench && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -out "$(BENCH_OUT)"
+
+.PHONY: bench-quick
+bench-quick: ## Run every benchmark scenario small, to prove the suite runs (measures nothing).
+	@assets=$$(hack/envtest-assets.sh); \
+	cd bench && GOWORK=off go build -o "$(BIN)/mcbench" ./cmd/mcbench && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -quick
+
 ##@ Tools
 
 $(GOLANGCI_LINT): # Installed only when this exact version is missing.

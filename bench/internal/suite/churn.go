@@ -1,0 +1,103 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/providers/clusters"
+)
+
+// heapAndGoroutines returns the live heap after a GC, and the number of goroutines.
+func heapAndGoroutines() (uint64, int) {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc, runtime.NumGoroutine()
+}
+
+// Churn engages and disengages a cluster (a connection and cache of its own) many times with a running controller,
+// and compares goroutines and heap after with before.
+func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) error {
+	cycles := 1000
+	if o.Quick {
+		cycles = 20
+	}
+	member := fleet.Members()[0]
+	cfg, err := fleet.Config(member)
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	const ns = "churn-objects"
+	if err := seed(ctx, c, ns, 1); err != nil {
+		return err
+	}
+	provider := clusters.New()
+	mgr, err := newManager(fleet.Host(), provider)
+	if err != nil {
+		return err
+	}
+	seen := newFirsts()
+	if err := firstReconciles(mgr, "churn", "churn-", seen); err != nil {
+		return err
+	}
+	stop := run(ctx, mgr)
+	defer func() { _ = stop() }()
+
+	cycle := func(i int) error {
+		name := fmt.Sprintf("churn-%05d", i)
+		cl, err := cluster.New(cfg, func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} })
+		if err != nil {
+			return err
+		}
+		if err := provider.Add(ctx, name, cl); err != nil {
+			return err
+		}
+		if err := waitUntil(ctx, time.Minute, name+" reconciled", func() bool {
+			seen.mu.Lock()
+			defer seen.mu.Unlock()
+			_, ok := seen.seen[name]
+			return ok
+		}); err != nil {
+			return err
+		}
+		provider.Remove(name)
+		return waitUntil(ctx, time.Minute, name+" gone", func() bool { return len(provider.ClusterNames()) == 0 })
+	}
+	// One cycle first, so that what is created once per process (clients, metrics) is in the baseline.
+	if err := cycle(0); err != nil {
+		return err
+	}
+	heapBefore, goBefore := heapAndGoroutines()
+	started := time.Now()
+	for i := 1; i <= cycles; i++ {
+		if err := cycle(i); err != nil {
+			return err
+		}
+	}
+	elapsed := time.Since(started)
+	var heapAfter uint64
+	var goAfter int
+	_ = waitUntil(ctx, 30*time.Second, "goroutines back to the baseline", func() bool {
+		heapAfter, goAfter = heapAndGoroutines()
+		return goAfter <= goBefore
+	})
+	c0 := fmt.Sprintf("%d cycles", cycles)
+	r.Add("churn", c0, "goroutines before", float64(goBefore), "")
+	r.Add("churn", c0, "goroutines after", float64(goAfter), "")
+	r.Add("churn", c0, "heap before", float64(heapBefore)/(1<<20), "MiB")
+	r.Add("churn", c0, "heap after", float64(heapAfter)/(1<<20), "MiB")
+	r.Add("churn", c0, "cycle (engage → reconcile → disengage)", ms(elapsed)/float64(cycles), "ms")
+	return nil
+}
