@@ -1,12 +1,13 @@
 // Command mcbench runs the benchmark suite of multicluster-runtime on real control planes and prints a table of the
-// results; with -out it also writes results.json there. `make bench` runs it in full; -quick runs every scenario
-// small, to prove that the suite works.
+// results; with -out it also writes results.json (and, in full mode, heap profiles) there, and SVG charts to
+// -charts (or -out). `make bench` runs it in full; -quick runs every scenario small, to prove that the suite works.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,8 +19,13 @@ import (
 func main() {
 	var o suite.Options
 	flag.BoolVar(&o.Quick, "quick", false, "run every scenario small (proves the suite runs; measures nothing)")
-	flag.StringVar(&o.Out, "out", "", "directory for results.json")
+	flag.StringVar(&o.Out, "out", "", "directory for results.json and heap profiles")
+	flag.StringVar(&o.Charts, "charts", "", "directory for the SVG charts (default: -out)")
+	only := flag.String("only", "", "comma-separated scenarios to run (engage, steady, noisy, churn); the floor always runs")
 	flag.Parse()
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
+	}
 	log.SetLogger(logr.Discard())
 
 	if _, err := suite.Run(ctrl.SetupSignalHandler(), os.Stdout, o); err != nil {

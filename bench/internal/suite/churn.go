@@ -6,9 +6,6 @@ import (
 	"runtime"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
@@ -35,12 +32,12 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 	if err != nil {
 		return err
 	}
-	c, err := client.New(cfg, client.Options{})
+	c, err := writer(cfg)
 	if err != nil {
 		return err
 	}
 	const ns = "churn-objects"
-	if err := seed(ctx, c, ns, 1); err != nil {
+	if err := seed(ctx, c, ns, "churn-", 1); err != nil {
 		return err
 	}
 	provider := clusters.New()
@@ -57,7 +54,7 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 
 	cycle := func(i int) error {
 		name := fmt.Sprintf("churn-%05d", i)
-		cl, err := cluster.New(cfg, func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} })
+		cl, err := separateCluster(cfg, ns)
 		if err != nil {
 			return err
 		}
@@ -98,6 +95,8 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 	r.Add("churn", c0, "goroutines after", float64(goAfter), "")
 	r.Add("churn", c0, "heap before", float64(heapBefore)/(1<<20), "MiB")
 	r.Add("churn", c0, "heap after", float64(heapAfter)/(1<<20), "MiB")
+	r.Add("churn", c0, "goroutines after − before", float64(goAfter-goBefore), "")
+	r.Add("churn", c0, "heap change", 100*(float64(heapAfter)-float64(heapBefore))/float64(heapBefore), "%")
 	r.Add("churn", c0, "cycle (engage → reconcile → disengage)", ms(elapsed)/float64(cycles), "ms")
 	return nil
 }

@@ -3,26 +3,22 @@ package suite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
-
-// Options choose the size of a run.
-type Options struct {
-	// Quick runs every scenario small, to prove the suite works; it measures nothing worth reading.
-	Quick bool
-	// Out is the directory for results.json and the charts.
-	Out string
-}
 
 // firsts records the first time each key is seen.
 type firsts struct {
@@ -38,6 +34,19 @@ func (f *firsts) mark(key string) {
 	if _, ok := f.seen[key]; !ok {
 		f.seen[key] = time.Now()
 	}
+}
+
+func (f *firsts) has(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.seen[key]
+	return ok
+}
+
+func (f *firsts) at(key string) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen[key]
 }
 
 func (f *firsts) count() int {
@@ -93,13 +102,49 @@ func run(ctx context.Context, mgr mcmanager.Manager) (stop func() error) {
 	}
 }
 
-// seed creates namespace ns with count ConfigMaps in it, with up to 8 writers at once.
-func seed(ctx context.Context, c client.Client, ns string, count int) error {
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
+// runLabel marks the namespaces and objects of one scenario run, so that the caches of that run see only them.
+const runLabel = "bench.multicluster-runtime.sigs.k8s.io/run"
+
+// seed creates namespace ns with count ConfigMaps in it (named obj-00000 on), all labelled with run, with up to 8
+// writers at once.
+func seed(ctx context.Context, c client.Client, ns, run string, count int) error {
+	labels := map[string]string{runLabel: strings.Trim(run, "-")}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}); client.IgnoreAlreadyExists(err) != nil {
 		return err
 	}
 	return parallel(8, count, func(i int) error {
-		return c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("obj-%05d", i)}})
+		return client.IgnoreAlreadyExists(c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: objectName(i), Labels: labels,
+		}}))
+	})
+}
+
+// objectName names the i-th object seed creates.
+func objectName(i int) string { return fmt.Sprintf("obj-%05d", i) }
+
+// writer returns a client of cfg that is not rate limited, for writing load as fast as the API server takes it.
+func writer(cfg *rest.Config) (client.Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, 0
+	return client.New(cfg, client.Options{})
+}
+
+// virtualClusters returns a cluster of cfg whose cache sees only the Namespaces and ConfigMaps labelled with run,
+// to back the namespace provider: its virtual clusters are then the namespaces of that run alone.
+func virtualClusters(cfg *rest.Config, run string) (cluster.Cluster, error) {
+	sel := labels.SelectorFromSet(labels.Set{runLabel: strings.Trim(run, "-")})
+	return cluster.New(cfg, func(o *cluster.Options) {
+		o.Cache.ByObject = map[client.Object]cache.ByObject{
+			&corev1.Namespace{}: {Label: sel},
+			&corev1.ConfigMap{}: {Label: sel},
+		}
+	})
+}
+
+// separateCluster returns a cluster of cfg (a connection and cache of its own) that watches namespace ns only.
+func separateCluster(cfg *rest.Config, ns string) (cluster.Cluster, error) {
+	return cluster.New(cfg, func(o *cluster.Options) {
+		o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	})
 }
 

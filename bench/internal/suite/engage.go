@@ -7,8 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -36,16 +34,16 @@ func firstReconciles(mgr mcmanager.Manager, name, prefix string, seen *firsts) e
 
 // EngageVirtual measures, for n namespaces each with one ConfigMap, the time from the manager's start to the first
 // reconcile in each virtual cluster (namespace provider).
-func EngageVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, floor time.Duration) error {
-	c, err := client.New(fleet.Host(), client.Options{})
+func EngageVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, f Floors) error {
+	c, err := writer(fleet.Host())
 	if err != nil {
 		return err
 	}
 	prefix := fmt.Sprintf("ev%d-", n)
-	if err := parallel(8, n, func(i int) error { return seed(ctx, c, fmt.Sprintf("%s%04d", prefix, i), 1) }); err != nil {
+	if err := parallel(8, n, func(i int) error { return seed(ctx, c, fmt.Sprintf("%s%04d", prefix, i), prefix, 1) }); err != nil {
 		return err
 	}
-	shared, err := cluster.New(fleet.Host())
+	shared, err := virtualClusters(fleet.Host(), prefix)
 	if err != nil {
 		return err
 	}
@@ -70,25 +68,26 @@ func EngageVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int
 	if err != nil {
 		return err
 	}
-	report(r, "engage", fmt.Sprintf("virtual N=%d", n), lat, floor)
+	report(r, "engage", fmt.Sprintf("virtual N=%d", n), lat, f)
 	return nil
 }
 
 // EngageSeparate measures, for n clusters each with its own cluster.Cluster (a connection and cache of its own,
 // spread over the fleet's members), the time from handing them all to the provider to the first reconcile in each.
-func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, floor time.Duration) error {
+func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, f Floors) error {
 	members := fleet.Members()
 	prefix := fmt.Sprintf("es%d-", n)
+	ns := prefix + "objects"
 	for _, m := range members {
 		cfg, err := fleet.Config(m)
 		if err != nil {
 			return err
 		}
-		c, err := client.New(cfg, client.Options{})
+		c, err := writer(cfg)
 		if err != nil {
 			return err
 		}
-		if err := seed(ctx, c, prefix+"objects", 1); err != nil {
+		if err := seed(ctx, c, ns, prefix, 1); err != nil {
 			return err
 		}
 	}
@@ -106,16 +105,16 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 	for i := range n {
 		cfg, err := fleet.Config(members[i%len(members)])
 		if err != nil {
+			_ = stop()
 			return err
 		}
-		if built[i], err = cluster.New(cfg, func(o *cluster.Options) {
-			o.Cache.DefaultNamespaces = map[string]cache.Config{prefix + "objects": {}}
-		}); err != nil {
+		if built[i], err = separateCluster(cfg, ns); err != nil {
+			_ = stop()
 			return err
 		}
 	}
 	t0 := time.Now()
-	err = parallel(n, n, func(i int) error { return provider.Add(ctx, fmt.Sprintf("%s%04d", prefix, i), built[i]) })
+	err = parallel(min(n, 100), n, func(i int) error { return provider.Add(ctx, fmt.Sprintf("%s%04d", prefix, i), built[i]) })
 	if err == nil {
 		err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d separate clusters reconciled", n), func() bool { return seen.count() == n })
 	}
@@ -126,17 +125,17 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 	if err != nil {
 		return err
 	}
-	report(r, "engage", fmt.Sprintf("separate N=%d", n), lat, floor)
+	report(r, "engage", fmt.Sprintf("separate N=%d", n), lat, f)
 	return nil
 }
 
-// report adds p50, p99 and the time until all of lat, with ratios of the p50 to the floor.
-func report(r *Report, scenario, c string, lat []time.Duration, floor time.Duration) {
+// report adds p50, p99 and the time until all of lat, with the ratio of each to the floor.
+func report(r *Report, scenario, c string, lat []time.Duration, f Floors) {
 	p50 := percentile(lat, 50)
-	r.Add(scenario, c, "p50", ms(p50), "ms")
-	if floor > 0 {
-		r.Results[len(r.Results)-1].Ratio = float64(p50) / float64(floor)
+	r.AddRatio(scenario, c, "p50", p50, f.Event)
+	r.AddRatio(scenario, c, "p99", percentile(lat, 99), f.Event)
+	r.AddRatio(scenario, c, "all", percentile(lat, 100), f.Event)
+	if t := f.EngageTarget(); t > 0 {
+		r.Add(scenario, c, "p50 ÷ target (3×floor + sync)", float64(p50)/float64(t), "×")
 	}
-	r.Add(scenario, c, "p99", ms(percentile(lat, 99)), "ms")
-	r.Add(scenario, c, "all", ms(percentile(lat, 100)), "ms")
 }

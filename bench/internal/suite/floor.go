@@ -14,21 +14,47 @@ import (
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
-// Floor measures write → event delivered to a bare client-go informer on the same control plane: the latency no
-// controller can beat. It returns the p50, which other scenarios report ratios to.
-func Floor(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) (time.Duration, error) {
-	writes := 200
+// Floors are the latencies no controller can beat, measured with bare client-go informers on the same control
+// plane as the scenarios.
+type Floors struct {
+	// Event is the p50 of write → event delivered to an informer.
+	Event time.Duration
+	// Sync is the p50 of an informer's start → synced, for a namespace with one object.
+	Sync time.Duration
+}
+
+// EngageTarget is the bound for engage latency: three times the event floor plus the cache-sync time.
+func (f Floors) EngageTarget() time.Duration { return 3*f.Event + f.Sync }
+
+// Floor measures write → event delivered to a bare client-go informer on the host, and the time a bare informer
+// takes from its start to synced.
+func Floor(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) (Floors, error) {
+	writes, syncs := 200, 20
 	if o.Quick {
-		writes = 20
+		writes, syncs = 20, 3
 	}
 	cs, err := kubernetes.NewForConfig(fleet.Host())
 	if err != nil {
-		return 0, err
+		return Floors{}, err
 	}
 	const ns = "bench-floor"
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		return 0, err
+		return Floors{}, err
 	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "present"}}, metav1.CreateOptions{}); err != nil {
+		return Floors{}, err
+	}
+
+	// Start → synced, with a fresh informer (and client) each time.
+	syncLat := make([]time.Duration, 0, syncs)
+	for range syncs {
+		d, err := informerSync(ctx, fleet, ns)
+		if err != nil {
+			return Floors{}, err
+		}
+		syncLat = append(syncLat, d)
+	}
+
 	seen := newFirsts()
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := factory.Core().V1().ConfigMaps().Informer()
@@ -37,7 +63,7 @@ func Floor(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) (t
 			seen.mark(cm.Name)
 		}
 	}}); err != nil {
-		return 0, err
+		return Floors{}, err
 	}
 	infCtx, cancel := context.WithCancel(ctx)
 	defer func() {
@@ -52,22 +78,38 @@ func Floor(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) (t
 		name := fmt.Sprintf("floor-%04d", i)
 		start := time.Now()
 		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-			return 0, err
+			return Floors{}, err
 		}
-		if err := waitUntil(ctx, 30*time.Second, "the informer to see "+name, func() bool {
-			seen.mu.Lock()
-			defer seen.mu.Unlock()
-			_, ok := seen.seen[name]
-			return ok
-		}); err != nil {
-			return 0, err
+		if err := waitUntil(ctx, 30*time.Second, "the informer to see "+name, func() bool { return seen.has(name) }); err != nil {
+			return Floors{}, err
 		}
-		seen.mu.Lock()
-		lat = append(lat, seen.seen[name].Sub(start))
-		seen.mu.Unlock()
+		lat = append(lat, seen.at(name).Sub(start))
 	}
-	p50 := percentile(lat, 50)
-	r.Add("floor", "informer", "write→event p50", ms(p50), "ms")
+	f := Floors{Event: percentile(lat, 50), Sync: percentile(syncLat, 50)}
+	r.Add("floor", "informer", "write→event p50", ms(f.Event), "ms")
 	r.Add("floor", "informer", "write→event p99", ms(percentile(lat, 99)), "ms")
-	return p50, nil
+	r.Add("floor", "informer", "start→synced p50", ms(f.Sync), "ms")
+	r.Add("floor", "informer", "engage target (3×p50 + sync)", ms(f.EngageTarget()), "ms")
+	return f, nil
+}
+
+// informerSync returns how long a new informer on ns takes from its start to synced.
+func informerSync(ctx context.Context, fleet *mcenvtest.Fleet, ns string) (time.Duration, error) {
+	cs, err := kubernetes.NewForConfig(fleet.Host())
+	if err != nil {
+		return 0, err
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	inf := factory.Core().V1().ConfigMaps().Informer()
+	infCtx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
+	start := time.Now()
+	factory.Start(infCtx.Done())
+	if !toolscache.WaitForCacheSync(infCtx.Done(), inf.HasSynced) {
+		return 0, ctx.Err()
+	}
+	return time.Since(start), nil
 }

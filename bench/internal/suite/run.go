@@ -6,59 +6,123 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
-// Run runs every scenario on a fleet of its own, writes the table to w and results.json to o.Out, and returns the
-// report.
+// Options choose the size of a run and where it writes.
+type Options struct {
+	// Quick runs every scenario small, to prove the suite works; it measures nothing worth reading.
+	Quick bool
+	// Out is the directory for results.json (and heap profiles in full mode); nothing is written if empty.
+	Out string
+	// Charts is the directory for the SVG charts; Out if empty.
+	Charts string
+	// Only, if not empty, runs only the named scenarios (floor always runs): engage, steady (with memory), noisy,
+	// churn.
+	Only []string
+}
+
+// runs tells whether the scenario is part of the run.
+func (o Options) runs(scenario string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, scenario) }
+
+// plan is the size of every scenario of a run.
+type plan struct {
+	members          int
+	engageVirtual    []int
+	engageSeparate   []int
+	steadyVirtual    FleetSize
+	steadySeparate   FleetSize
+}
+
+func planFor(o Options) plan {
+	if o.Quick {
+		return plan{
+			members:        2,
+			engageVirtual:  []int{10},
+			engageSeparate: []int{10},
+			steadyVirtual:  FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
+			steadySeparate: FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
+		}
+	}
+	return plan{
+		members:        3,
+		engageVirtual:  []int{10, 100, 1000},
+		engageSeparate: []int{10, 100, 1000},
+		steadyVirtual:  FleetSize{Clusters: 200, Objects: 100, Ticks: 500},
+		steadySeparate: FleetSize{Clusters: 100, Objects: 100, Ticks: 500},
+	}
+}
+
+// Run runs every scenario on a fleet of its own, writes the table to w, results.json to o.Out and the charts to
+// o.Charts, and returns the report.
 func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
-	r := &Report{Date: time.Now().UTC(), Mode: "full", CPUs: runtime.NumCPU()}
+	p := planFor(o)
+	r := &Report{Date: time.Now().UTC(), Mode: "full", CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB()}
 	if o.Quick {
 		r.Mode = "quick"
 	}
-	members := 3
-	if o.Quick {
-		members = 2
+	began := time.Now()
+	step := func(format string, args ...any) {
+		fmt.Fprintf(w, "[%6.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
-	fmt.Fprintf(w, "starting a fleet: a host and %d members\n", members)
-	fleet := mcenvtest.NewFleet(mcenvtest.Options{Members: members})
+	load := watchLoad(ctx)
+
+	step("starting a fleet: a host and %d members", p.members)
+	fleet := mcenvtest.NewFleet(mcenvtest.Options{Members: p.members})
 	if err := fleet.Start(ctx); err != nil {
 		return nil, err
 	}
 	defer func() { _ = fleet.Stop() }()
 
+	step("floor")
 	floor, err := Floor(ctx, fleet, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
 	}
-	sizes := []int{10, 100, 1000}
-	separate := []int{10, 100}
-	if o.Quick {
-		sizes, separate = []int{10}, []int{10}
+	if !o.runs("engage") {
+		p.engageVirtual, p.engageSeparate = nil, nil
 	}
-	for _, n := range sizes {
-		fmt.Fprintf(w, "engage latency, %d virtual clusters\n", n)
+	for _, n := range p.engageVirtual {
+		step("engage latency, %d virtual clusters", n)
 		if err := EngageVirtual(ctx, fleet, r, n, floor); err != nil {
 			return nil, fmt.Errorf("engage virtual %d: %w", n, err)
 		}
 	}
-	for _, n := range separate {
-		fmt.Fprintf(w, "engage latency, %d separate clusters\n", n)
+	for _, n := range p.engageSeparate {
+		step("engage latency, %d separate clusters", n)
 		if err := EngageSeparate(ctx, fleet, r, n, floor); err != nil {
 			return nil, fmt.Errorf("engage separate %d: %w", n, err)
 		}
 	}
-	fmt.Fprintln(w, "noisy neighbour")
-	if err := NoisyNeighbour(ctx, fleet, r, o); err != nil {
-		return nil, err
+	if o.runs("steady") {
+		step("steady latency and memory, %d separate clusters × %d objects", p.steadySeparate.Clusters, p.steadySeparate.Objects)
+		base, err := SteadySeparate(ctx, fleet, r, p.steadySeparate, floor, o)
+		if err != nil {
+			return nil, fmt.Errorf("steady separate: %w", err)
+		}
+		step("steady latency and memory, %d virtual clusters × %d objects", p.steadyVirtual.Clusters, p.steadyVirtual.Objects)
+		if err := SteadyVirtual(ctx, fleet, r, p.steadyVirtual, floor, base); err != nil {
+			return nil, fmt.Errorf("steady virtual: %w", err)
+		}
 	}
-	fmt.Fprintln(w, "churn")
-	if err := Churn(ctx, fleet, r, o); err != nil {
-		return nil, fmt.Errorf("churn: %w", err)
+	if o.runs("noisy") {
+		step("noisy neighbour")
+		if err := NoisyNeighbour(ctx, fleet, r, o); err != nil {
+			return nil, err
+		}
 	}
-	r.Load = loadAverage()
+	if o.runs("churn") {
+		step("churn")
+		if err := Churn(ctx, fleet, r, o); err != nil {
+			return nil, fmt.Errorf("churn: %w", err)
+		}
+	}
+	r.Load = load()
+	r.Seconds = time.Since(began).Seconds()
+	step("done")
 
 	fmt.Fprintln(w)
 	r.Table(w)
@@ -67,6 +131,17 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 			return nil, err
 		}
 		if err := r.WriteJSON(o.Out); err != nil {
+			return nil, err
+		}
+	}
+	if dir := o.Charts; dir != "" || o.Out != "" {
+		if dir == "" {
+			dir = o.Out
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := WriteCharts(dir, r.Charts(p)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,77 @@
+package suite
+
+import "fmt"
+
+// Charts returns the charts of the report: engage latency, steady latency, noisy neighbour, memory and churn.
+func (r *Report) Charts(p plan) []Chart {
+	get := func(scenario, c, metric string) float64 {
+		v, _ := r.Get(scenario, c, metric)
+		return v
+	}
+
+	engage := Chart{File: "perf-engage.svg", Title: "Engage latency: clusters handed over → first reconcile in each", Unit: "ms", Log: true}
+	var p50, p99, all []float64
+	for _, kind := range []struct {
+		name  string
+		sizes []int
+	}{{"virtual", p.engageVirtual}, {"separate", p.engageSeparate}} {
+		for _, n := range kind.sizes {
+			c := fmt.Sprintf("%s N=%d", kind.name, n)
+			engage.Groups = append(engage.Groups, c)
+			p50 = append(p50, get("engage", c, "p50"))
+			p99 = append(p99, get("engage", c, "p99"))
+			all = append(all, get("engage", c, "all"))
+		}
+	}
+	engage.Series = []Series{{"p50", p50}, {"p99", p99}, {"all reconciled", all}}
+
+	steady := Chart{File: "perf-steady.svg", Title: "Steady latency: write → reconcile with N clusters engaged", Unit: "ms", Log: true}
+	steady.Groups = []string{"floor (bare informer)"}
+	p50 = []float64{get("floor", "informer", "write→event p50")}
+	p99 = []float64{get("floor", "informer", "write→event p99")}
+	for _, c := range []string{fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters), fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)} {
+		steady.Groups = append(steady.Groups, c)
+		p50 = append(p50, get("steady", c, "write→reconcile p50"))
+		p99 = append(p99, get("steady", c, "write→reconcile p99"))
+	}
+	steady.Series = []Series{{"p50", p50}, {"p99", p99}}
+
+	noisy := Chart{File: "perf-noisy-neighbour.svg", Title: "Noisy neighbour: quiet clusters' write → reconcile", Unit: "ms", Log: true}
+	p50, p99 = nil, nil
+	for _, c := range []string{"no burst", "burst, fair queue", "burst, FIFO queue"} {
+		noisy.Groups = append(noisy.Groups, c)
+		p50 = append(p50, get("noisy-neighbour", c, "quiet write→reconcile p50"))
+		p99 = append(p99, get("noisy-neighbour", c, "quiet write→reconcile p99"))
+	}
+	noisy.Series = []Series{{"quiet p50", p50}, {"quiet p99", p99}}
+
+	virtual := fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters)
+	separate := fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)
+	memory := Chart{File: "perf-memory.svg", Title: "Memory per engaged cluster (one watched type)", Unit: "KiB", Log: true,
+		Groups: []string{"virtual: beyond objects", "virtual: its objects", "separate: incl. objects"},
+		Series: []Series{
+			{"Go heap", []float64{
+				get("memory", virtual, "heap per cluster beyond its objects"),
+				get("memory", virtual, "objects per cluster, shared cache (heap)"),
+				get("memory", separate, "heap per cluster (incl. its objects)"),
+			}},
+			{"RSS", []float64{
+				get("memory", virtual, "RSS per cluster beyond its objects"),
+				0,
+				get("memory", separate, "RSS per cluster (incl. its objects)"),
+			}},
+		}}
+
+	churn := Chart{File: "perf-churn.svg", Title: "Churn: engage/disengage cycles, before vs after", Unit: "goroutines / MiB"}
+	for _, res := range r.Results {
+		if res.Scenario == "churn" && res.Metric == "goroutines before" {
+			churn.Title = fmt.Sprintf("Churn: %s of engage → reconcile → disengage", res.Case)
+			churn.Groups = []string{"goroutines", "heap (MiB)"}
+			churn.Series = []Series{
+				{"before", []float64{res.Value, get("churn", res.Case, "heap before")}},
+				{"after", []float64{get("churn", res.Case, "goroutines after"), get("churn", res.Case, "heap after")}},
+			}
+		}
+	}
+	return []Chart{engage, steady, noisy, memory, churn}
+}
