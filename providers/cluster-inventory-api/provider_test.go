@@ -163,11 +163,12 @@ func TestCredentialPluginStrategy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logs := &logBuffer{}
 	p, _, rec, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: cp}},
 		ClusterOptions:           []cluster.Option{inNamespace(ns)},
 		ProbeTimeout:             5 * time.Second,
-	})
+	}, logs)
 
 	createProfile(t, ns, "broken", true, []clusterinventoryv1alpha1.CredentialProvider{credentialEntry(t, "broken", "member-1")})
 	createProfile(t, ns, "unknown", true, []clusterinventoryv1alpha1.CredentialProvider{credentialEntry(t, "gkeFleet", "member-1")})
@@ -210,6 +211,15 @@ func TestCredentialPluginStrategy(t *testing.T) {
 				t.Errorf("event %q shows the token", msg)
 			}
 		}
+	}
+	out := logs.String()
+	for _, want := range []string{`"Engaged cluster"`, `"cluster":"` + ns + `/good"`, `"Cannot engage cluster, retrying"`, ns + "/broken"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s", want)
+		}
+	}
+	if strings.Contains(out, pluginToken) {
+		t.Error("the log shows the token")
 	}
 }
 

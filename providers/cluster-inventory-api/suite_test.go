@@ -1,6 +1,7 @@
 package clusterinventoryapi_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,7 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"go.uber.org/zap/zapcore"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -147,9 +152,28 @@ func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready 
 
 func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
 
+// logBuffer collects a manager's log lines; it is safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // start builds a multi-cluster manager of the hub with the provider set up on it and a ConfigMap controller that
-// records seen(cluster, name, member), and runs it until the test ends or stop is called.
-func start(t testing.TB, opts clusterinventoryapi.Options) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+// records seen(cluster, name, member), and runs it until the test ends or stop is called. With logs, the manager's
+// log (the provider's included, at debug level) goes there.
+func start(t testing.TB, opts clusterinventoryapi.Options, logs ...*logBuffer) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
 	p, err := clusterinventoryapi.New(opts)
 	if err != nil {
@@ -160,6 +184,9 @@ func start(t testing.TB, opts clusterinventoryapi.Options) (*clusterinventoryapi
 	mgr := harness.NewManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
 		o.Scheme = hubScheme
 		o.Controller.SkipNameValidation = ptr.To(true)
+		if len(logs) > 0 {
+			o.Logger = zap.New(zap.WriteTo(logs[0]), zap.Level(zapcore.DebugLevel))
+		}
 	})
 	if err := p.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
