@@ -27,23 +27,23 @@ func (r *Report) Charts(p plan) []Chart {
 
 	steady := Chart{File: "perf-steady.svg", Title: "Steady latency: write → reconcile with N clusters engaged", Unit: "ms", Log: true}
 	steady.Groups = []string{"floor (bare informer)"}
-	p50 = []float64{get("floor", "informer", "write→event p50")}
-	p99 = []float64{get("floor", "informer", "write→event p99")}
-	for _, c := range []string{fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters), fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)} {
+	sp50 := []float64{get("floor", "informer", "write→event p50"), 0, 0}
+	sp99 := []float64{get("floor", "informer", "write→event p99"), 0, 0}
+	for i, c := range []string{fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters), fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)} {
 		steady.Groups = append(steady.Groups, c)
-		p50 = append(p50, get("steady", c, "write→reconcile p50"))
-		p99 = append(p99, get("steady", c, "write→reconcile p99"))
+		sp50[i+1] = get("steady", c, "write→reconcile p50")
+		sp99[i+1] = get("steady", c, "write→reconcile p99")
 	}
-	steady.Series = []Series{{"p50", p50}, {"p99", p99}}
+	steady.Series = []Series{{"p50", sp50}, {"p99", sp99}}
 
 	noisy := Chart{File: "perf-noisy-neighbour.svg", Title: "Noisy neighbour: quiet clusters' write → reconcile", Unit: "ms", Log: true}
-	p50, p99 = nil, nil
-	for _, c := range []string{"no burst", "burst, fair queue", "burst, FIFO queue"} {
-		noisy.Groups = append(noisy.Groups, c)
-		p50 = append(p50, get("noisy-neighbour", c, "quiet write→reconcile p50"))
-		p99 = append(p99, get("noisy-neighbour", c, "quiet write→reconcile p99"))
+	noisy.Groups = []string{"no burst", "burst, fair queue", "burst, FIFO queue"}
+	np50, np99 := make([]float64, len(noisy.Groups)), make([]float64, len(noisy.Groups))
+	for i, c := range noisy.Groups {
+		np50[i] = get("noisy-neighbour", c, "quiet write→reconcile p50")
+		np99[i] = get("noisy-neighbour", c, "quiet write→reconcile p99")
 	}
-	noisy.Series = []Series{{"quiet p50", p50}, {"quiet p99", p99}}
+	noisy.Series = []Series{{"quiet p50", np50}, {"quiet p99", np99}}
 
 	virtual := fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters)
 	separate := fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"time"
 
-
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )

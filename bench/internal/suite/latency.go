@@ -19,18 +19,22 @@ import (
 // writtenAnnotation carries the time a tick object was written, in Unix nanoseconds.
 const writtenAnnotation = "bench.multicluster-runtime.sigs.k8s.io/written"
 
-// latencies counts reconciles and records the write → reconcile latency of tick objects, from the time written
-// into their annotation just before the write.
+// latencies counts reconciles and records the write → reconcile latency of tick objects: every write (tick) puts
+// its start time into the object's annotation; a reconcile that reads the object sees the latest write, and every
+// write of that cluster up to it counts as reconciled then (writes made while the request waited in the queue are
+// deduplicated into one reconcile, which reconciles all of them).
 type latencies struct {
 	mu          sync.Mutex
 	lat         []time.Duration
-	got         map[string]bool
+	pending     map[string][]int64 // cluster → start times of its writes not reconciled yet, in order
 	count       int
 	perCluster  map[string]int
 	first, last time.Time
 }
 
-func newLatencies() *latencies { return &latencies{got: map[string]bool{}, perCluster: map[string]int{}} }
+func newLatencies() *latencies {
+	return &latencies{pending: map[string][]int64{}, perCluster: map[string]int{}}
+}
 
 // reconciler returns a reconciler that spends work on every request (simulated work, not synchronisation), and
 // for objects named tick reads the object from its cluster's cache and records the latency of its last write,
@@ -67,11 +71,12 @@ func (l *latencies) reconciler(mgr mcmanager.Manager, tick string, work time.Dur
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		key := req.ClusterName + "/" + stamp
-		if !l.got[key] {
-			l.got[key] = true
-			l.lat = append(l.lat, now.Sub(time.Unix(0, written)))
+		pending := l.pending[req.ClusterName]
+		for len(pending) > 0 && pending[0] <= written {
+			l.lat = append(l.lat, now.Sub(time.Unix(0, pending[0])))
+			pending = pending[1:]
 		}
+		l.pending[req.ClusterName] = pending
 		return reconcile.Result{}, nil
 	}
 }
@@ -90,6 +95,17 @@ func (l *latencies) of(cluster string) int {
 	return l.perCluster[cluster]
 }
 
+// unreconciled returns how many writes have not been reconciled yet.
+func (l *latencies) unreconciled() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, p := range l.pending {
+		n += len(p)
+	}
+	return n
+}
+
 // samples returns a copy of the latencies recorded so far.
 func (l *latencies) samples() []time.Duration {
 	l.mu.Lock()
@@ -97,9 +113,13 @@ func (l *latencies) samples() []time.Duration {
 	return append([]time.Duration(nil), l.lat...)
 }
 
-// tick writes the current time into the annotation of object name in ns, and returns how long the write took.
-func tick(ctx context.Context, c client.Client, ns, name string) (time.Duration, error) {
+// tick writes the current time into the annotation of object name in ns, which cluster clusterName reconciles,
+// and returns how long the write took.
+func (l *latencies) tick(ctx context.Context, c client.Client, clusterName, ns, name string) (time.Duration, error) {
 	start := time.Now()
+	l.mu.Lock()
+	l.pending[clusterName] = append(l.pending[clusterName], start.UnixNano())
+	l.mu.Unlock()
 	patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil,
 		`{"metadata":{"annotations":{%q:%q}}}`, writtenAnnotation, strconv.FormatInt(start.UnixNano(), 10)))
 	err := c.Patch(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, patch)

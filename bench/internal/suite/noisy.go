@@ -150,7 +150,7 @@ func noisyRun(ctx context.Context, name string, hostCfg, busyCfg, quietCfg *rest
 	start := time.Now()
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
-	ticks, busyAdded := 0, false
+	busyAdded := false
 	for time.Since(start) < duration {
 		if burst && !busyAdded && time.Since(start) >= at {
 			cl, err := separateCluster(busyCfg, busyNS)
@@ -163,12 +163,11 @@ func noisyRun(ctx context.Context, name string, hostCfg, busyCfg, quietCfg *rest
 			busyAdded = true
 		}
 		for _, q := range quiet {
-			d, err := tick(ctx, quietWriter, q, tickName)
+			d, err := l.tick(ctx, quietWriter, q, q, tickName)
 			if err != nil {
 				return nil, err
 			}
 			res.writes = append(res.writes, d)
-			ticks++
 		}
 		select {
 		case <-ctx.Done():
@@ -176,7 +175,7 @@ func noisyRun(ctx context.Context, name string, hostCfg, busyCfg, quietCfg *rest
 		case <-ticker.C:
 		}
 	}
-	if err := waitUntil(ctx, 2*time.Minute, "every tick reconciled", func() bool { return len(l.samples()) >= ticks }); err != nil {
+	if err := waitUntil(ctx, 2*time.Minute, "every tick reconciled", func() bool { return l.unreconciled() == 0 }); err != nil {
 		return nil, err
 	}
 	res.lat = l.samples()

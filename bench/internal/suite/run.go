@@ -1,10 +1,12 @@
 package suite
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
@@ -16,7 +18,8 @@ import (
 type Options struct {
 	// Quick runs every scenario small, to prove the suite works; it measures nothing worth reading.
 	Quick bool
-	// Out is the directory for results.json (and heap profiles in full mode); nothing is written if empty.
+	// Out is the directory for results.json, results.txt (the table) and, in full mode, heap profiles; nothing is
+	// written if empty.
 	Out string
 	// Charts is the directory for the SVG charts; Out if empty.
 	Charts string
@@ -26,15 +29,17 @@ type Options struct {
 }
 
 // runs tells whether the scenario is part of the run.
-func (o Options) runs(scenario string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, scenario) }
+func (o Options) runs(scenario string) bool {
+	return len(o.Only) == 0 || slices.Contains(o.Only, scenario)
+}
 
 // plan is the size of every scenario of a run.
 type plan struct {
-	members          int
-	engageVirtual    []int
-	engageSeparate   []int
-	steadyVirtual    FleetSize
-	steadySeparate   FleetSize
+	members        int
+	engageVirtual  []int
+	engageSeparate []int
+	steadyVirtual  FleetSize
+	steadySeparate FleetSize
 }
 
 func planFor(o Options) plan {
@@ -131,6 +136,11 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 			return nil, err
 		}
 		if err := r.WriteJSON(o.Out); err != nil {
+			return nil, err
+		}
+		var table bytes.Buffer
+		r.Table(&table)
+		if err := os.WriteFile(filepath.Join(o.Out, "results.txt"), table.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 	}

@@ -111,8 +111,8 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		}
 	}
 
-	err = steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string) {
-		return writers[i%len(members)], nsOf(i)
+	err = steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string, string) {
+		return writers[i%len(members)], nsOf(i), nsOf(i)
 	})
 	return base, err
 }
@@ -137,8 +137,11 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 		return err
 	}
 	sharedCtx, cancel := context.WithCancel(ctx)
-	sharedDone := make(chan error, 1)
-	go func() { sharedDone <- shared.Start(sharedCtx) }()
+	sharedDone := make(chan struct{})
+	go func() {
+		defer close(sharedDone)
+		_ = shared.Start(sharedCtx)
+	}()
 	defer func() {
 		cancel()
 		<-sharedDone
@@ -173,7 +176,7 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 	r.Add("memory", c, "heap per cluster beyond its objects", per.Heap/kib, "KiB")
 	r.Add("memory", c, "RSS per cluster beyond its objects", per.RSS/kib, "KiB")
 
-	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string) { return w, nsOf(i) })
+	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string, string) { return w, nsOf(i), nsOf(i) })
 }
 
 // saturation waits for the first reconcile of every object of every cluster and reports the rate.
@@ -195,12 +198,12 @@ func saturation(ctx context.Context, r *Report, c string, l *latencies, size Fle
 // steadyLatency writes the tick object of one cluster after another, one write at a time, and reports write →
 // reconcile p50 and p99.
 func steadyLatency(ctx context.Context, r *Report, c string, l *latencies, size FleetSize, f Floors,
-	target func(i int) (client.Client, string)) error {
+	target func(i int) (w client.Client, clusterName, ns string)) error {
 	pace := time.NewTicker(20 * time.Millisecond)
 	defer pace.Stop()
 	for i := range size.Ticks {
-		w, ns := target(i % size.Clusters)
-		if _, err := tick(ctx, w, ns, objectName(0)); err != nil {
+		w, clusterName, ns := target(i % size.Clusters)
+		if _, err := l.tick(ctx, w, clusterName, ns, objectName(0)); err != nil {
 			return err
 		}
 		select {
@@ -209,7 +212,7 @@ func steadyLatency(ctx context.Context, r *Report, c string, l *latencies, size 
 		case <-pace.C:
 		}
 	}
-	if err := waitUntil(ctx, time.Minute, "every tick reconciled", func() bool { return len(l.samples()) >= size.Ticks }); err != nil {
+	if err := waitUntil(ctx, time.Minute, "every tick reconciled", func() bool { return l.unreconciled() == 0 }); err != nil {
 		return err
 	}
 	lat := l.samples()
