@@ -21,7 +21,9 @@ server) are logged with the profile's cluster name, recorded as Warning events o
 backoff; credentials never appear in logs, events or errors.
 
 RBAC on the hub: multicluster.x-k8s.io clusterprofiles get, list, watch; core secrets get, list, watch (Secret
-strategy only); core and events.k8s.io events create, patch.
+strategy only); core and events.k8s.io events create, patch. config/rbac/role.yaml is that ClusterRole, and a test
+runs the provider with exactly those rights. The member clusters need whatever the controllers' reconcilers need;
+the provider itself only asks each member for its version before engaging it.
 
 Main entry points:
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,8 +38,15 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// pluginToken is the static token every control plane of the fleet accepts, for user plugin-user in system:masters.
-const pluginToken = "fleet-plugin-token-0123456789"
+const (
+	// pluginToken is the static token every control plane of the fleet accepts, for user plugin-user in
+	// system:masters.
+	pluginToken = "fleet-plugin-token-0123456789"
+	// providerToken is the static token of user provider-user, who has no rights but those TestRBAC grants.
+	providerToken = "fleet-provider-token-9876543210"
+	// providerUser is the user of providerToken.
+	providerUser = "provider-user"
+)
 
 var (
 	// fleet is shared by the tests of this package: the hub (host, with the CRDs) and two members. Tests never
@@ -56,7 +64,7 @@ func TestMain(m *testing.M) {
 	}
 	tokens := filepath.Join(dir, "tokens.csv")
 	plugin = filepath.Join(dir, "plugin")
-	if err = os.WriteFile(tokens, []byte(pluginToken+`,plugin-user,1001,"system:masters"`+"\n"), 0o600); err == nil {
+	if err = os.WriteFile(tokens, []byte(pluginToken+`,plugin-user,1001,"system:masters"`+"\n"+providerToken+","+providerUser+",1002\n"), 0o600); err == nil {
 		if out, buildErr := exec.Command("go", "build", "-o", plugin, "./testdata/plugin").CombinedOutput(); buildErr != nil {
 			err = fmt.Errorf("building the plugin: %w\n%s", buildErr, out)
 		}
@@ -175,13 +183,19 @@ func (b *logBuffer) String() string {
 // log (the provider's included, at debug level) goes there.
 func start(t testing.TB, opts clusterinventoryapi.Options, logs ...*logBuffer) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
+	return startWith(t, fleet.Host(), opts, logs...)
+}
+
+// startWith is start with the manager reaching the hub with hubConfig.
+func startWith(t testing.TB, hubConfig *rest.Config, opts clusterinventoryapi.Options, logs ...*logBuffer) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+	t.Helper()
 	p, err := clusterinventoryapi.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hubScheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(hubScheme))
-	mgr := harness.NewManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
+	mgr := harness.NewManager(t, hubConfig, p, func(o *mcmanager.Options) {
 		o.Scheme = hubScheme
 		o.Controller.SkipNameValidation = ptr.To(true)
 		if len(logs) > 0 {

@@ -1,0 +1,77 @@
+package clusterinventoryapi_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/yaml"
+
+	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
+	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// The ClusterRole of config/rbac/role.yaml is all the provider needs on the hub: run as a user with no other right
+// (the test first checks it has none), the provider engages and reconciles a profile with the Secret strategy and
+// records a Warning event on a profile without a Secret, and logs no permission error.
+func TestRBAC(t *testing.T) {
+	ns := newNamespace(t, "cip-rbac", hub, "member-0")
+	createConfigMap(t, "member-0", ns, "obj")
+
+	hubConfig := rest.AnonymousClientConfig(fleet.Host())
+	hubConfig.BearerToken = providerToken
+	asProvider, err := client.New(hubConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := asProvider.List(t.Context(), &clusterinventoryv1alpha1.ClusterProfileList{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("listing ClusterProfiles without the role: got %v, want forbidden", err)
+	}
+
+	data, err := os.ReadFile("config/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: providerUser}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := hubClient(t).Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness.Eventually(t, 0, "the role is in effect", func() bool {
+		return asProvider.List(t.Context(), &clusterinventoryv1alpha1.ClusterProfileList{}) == nil
+	})
+
+	logs := &logBuffer{}
+	p, _, rec, _ := startWith(t, hubConfig, clusterinventoryapi.Options{
+		KubeconfigStrategyOption: kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{ConsumerName: consumer}},
+		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+	}, logs)
+	setKubeconfigSecret(t, ns, "prof", "member-0")
+	createProfile(t, ns, "prof", true, nil)
+	createProfile(t, ns, "nosecret", true, nil)
+	harness.Eventually(t, 0, ns+"/prof reconciled on member-0", func() bool { return rec.Has(seen(ns+"/prof", "obj", "member-0")) })
+	harness.Eventually(t, 0, "a Warning event on the profile without a Secret", func() bool { return len(warnings(t, ns, "nosecret")) > 0 })
+	if got := namesIn(p, ns); len(got) != 1 {
+		t.Errorf("engaged %v, want only %s/prof", got, ns)
+	}
+	if out := strings.ToLower(logs.String()); strings.Contains(out, "forbidden") {
+		t.Errorf("the provider was refused something:\n%s", logs.String())
+	}
+}
