@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -25,7 +26,10 @@ import (
 func main() {
 	providerFile := flag.String("clusterprofile-provider-file", credentials.DefaultProviderFile, "the KEP-5339 credential-provider file")
 	byID := flag.Bool("name-by-cluster-id", false, "name clusters by their KEP-2149 cluster ID property where they have one")
+	zapOptions := zap.Options{}
+	zapOptions.BindFlags(flag.CommandLine)
 	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOptions)))
 	log := ctrl.Log.WithName("cluster-inventory-example")
 
 	plugins, err := credentials.NewFromFile(*providerFile)

@@ -114,8 +114,9 @@ func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
 	}
 	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-clusterprofile-provider-file", providerFile)
 
-	want := `ConfigMap default/inventory-example in cluster "inventory/east"`
-	harness.Eventually(t, 0, want, func() bool { return strings.Contains(p.Output(), want) })
+	p.WaitFor(t, `"msg":"Engaged cluster"`)
+	p.WaitFor(t, `"cluster":"inventory/east"`)
+	p.WaitFor(t, `ConfigMap default/inventory-example in cluster "inventory/east"`)
 	if strings.Contains(p.Output(), token) {
 		t.Error("the program's output shows the token")
 	}
