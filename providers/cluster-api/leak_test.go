@@ -2,7 +2,6 @@ package capi_test
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -43,22 +42,23 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := []goleak.Option{
-		ignore,
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	opts := harness.LeakOptions(ignore,
 		// The host manager's event broadcaster drains asynchronously after the manager stops.
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).loop"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*recorder).generateEvent.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).blockQueue"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
-	}
+	)
 	// Teardown is asynchronous (caches and informers stop after their contexts end): give it time, then report.
 	var err error
 	deadline := time.Now().Add(30 * time.Second)
 	for err = goleak.Find(opts...); err != nil && time.Now().Before(deadline); err = goleak.Find(opts...) {
-		runtime.Gosched()
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-t.Context().Done():
+			return
+		}
 	}
 	if err != nil {
 		t.Error(err)

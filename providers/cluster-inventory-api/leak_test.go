@@ -45,16 +45,13 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := []goleak.Option{
-		ignore,
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	opts := harness.LeakOptions(ignore,
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).loop"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*recorder).generateEvent.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).blockQueue"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
-	}
+	)
 	var err error
 	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
 		err = goleak.Find(opts...)

@@ -48,11 +48,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := []goleak.Option{
-		ignore,
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
-	}
+	opts := harness.LeakOptions(ignore)
 	// Teardown is asynchronous (caches and informers stop after their contexts end): give it time.
 	deadline := time.Now().Add(30 * time.Second)
 	tick := time.NewTicker(50 * time.Millisecond)

@@ -38,11 +38,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := []goleak.Option{
-		ignore,
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
-	}
+	opts := harness.LeakOptions(ignore)
 	var err error
 	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
 		err = goleak.Find(opts...)

@@ -79,13 +79,14 @@ func TestEngageDisengageLeaksNothing(t *testing.T) {
 // returns goleak's report of those left.
 func eventuallyNoLeak(t *testing.T, ignore goleak.Option) error {
 	t.Helper()
+	opts := harness.LeakOptions(ignore)
 	deadline := time.Now().Add(shortTimeout)
-	for goleak.Find(ignore) != nil && time.Now().Before(deadline) {
+	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-t.Context().Done():
 			return t.Context().Err()
 		}
 	}
-	return goleak.Find(ignore)
+	return goleak.Find(opts...)
 }

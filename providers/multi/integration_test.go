@@ -160,15 +160,16 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 	engaged, disengaged = cycle(1)
 	t.Logf("second cycle: AddProvider -> cluster engaged %s, RemoveProvider -> disengaged %s", engaged, disengaged)
 
+	opts := harness.LeakOptions(ignore)
 	deadline := time.Now().Add(shortTimeout)
-	for goleak.Find(ignore) != nil && time.Now().Before(deadline) {
+	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-t.Context().Done():
 			return
 		}
 	}
-	if err := goleak.Find(ignore); err != nil {
+	if err := goleak.Find(opts...); err != nil {
 		t.Errorf("goroutines left after adding and removing a provider (baseline %d, now %d): %v",
 			baseline, runtime.NumGoroutine(), err)
 	}

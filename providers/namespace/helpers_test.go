@@ -201,19 +201,10 @@ func errorNames(t testing.TB, what string, err error, names ...string) {
 	}
 }
 
-// connectionGoroutines ignores the goroutines of client-go's shared HTTP connections, which belong to the process
-// (one pool per transport), not to a virtual cluster, and come and go as connections idle out.
-var connectionGoroutines = []goleak.Option{
-	goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-	goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-	goleak.IgnoreTopFunction("net/http.(*http2ClientConn).readLoop"),
-	goleak.IgnoreAnyFunction("net/http.(*http2ClientConn).readLoop"),
-}
-
 // waitNoLeak waits (bounded) for the goroutines started since ignore was taken to end, then verifies none is left.
 func waitNoLeak(t *testing.T, ignore goleak.Option) {
 	t.Helper()
-	opts := append([]goleak.Option{ignore}, connectionGoroutines...)
+	opts := harness.LeakOptions(ignore)
 	_ = wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, shortWait, true, func(context.Context) (bool, error) {
 		return goleak.Find(opts...) == nil, nil
 	})

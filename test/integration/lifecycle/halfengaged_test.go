@@ -173,12 +173,13 @@ func TestHalfEngagedCluster(t *testing.T) {
 func waitNoLeak(t *testing.T, ignore goleak.Option) {
 	t.Helper()
 	deadline := time.Now().Add(shortWait)
-	for goleak.Find(ignore) != nil && time.Now().Before(deadline) {
+	opts := harness.LeakOptions(ignore)
+	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-t.Context().Done():
 			return
 		}
 	}
-	goleak.VerifyNone(t, ignore)
+	goleak.VerifyNone(t, opts...)
 }

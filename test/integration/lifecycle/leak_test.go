@@ -128,14 +128,15 @@ func TestDisengageLeaksNothing(t *testing.T) {
 
 	// Teardown is asynchronous (AfterFuncs, informers stopping): give it time, then report what is left.
 	deadline := time.Now().Add(30 * time.Second)
-	for goleak.Find(ignore) != nil && time.Now().Before(deadline) {
+	opts := harness.LeakOptions(ignore)
+	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-t.Context().Done():
 			return
 		}
 	}
-	goleak.VerifyNone(t, ignore)
+	goleak.VerifyNone(t, opts...)
 	settled := runtime.NumGoroutine()
 	t.Logf("goroutines: %d with the cluster engaged (fewest seen), %d once all are disengaged: %d per engaged cluster (2 watched kinds, 3 watches)",
 		minEngaged, settled, minEngaged-settled)
