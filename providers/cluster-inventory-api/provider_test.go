@@ -153,7 +153,8 @@ func writeProviderFile(t testing.TB, infoFile string) string {
 // reached with the token the plugin returns (the API server accepts it from its static token file), and the plugin
 // gets the cluster's details and extension. A profile offering only "broken", whose plugin fails, and one offering
 // no configured type, are not engaged and get Warning events naming the profile and the type; neither holds up
-// the healthy profile, and no token appears in them.
+// the healthy profile, and no token appears in them or in the log. A new endpoint in the profile replaces the
+// cluster.
 func TestCredentialPluginStrategy(t *testing.T) {
 	ns := newNamespace(t, "cip-plugin", hub, "member-0", "member-1")
 	createConfigMap(t, "member-0", ns, "obj")
@@ -172,7 +173,7 @@ func TestCredentialPluginStrategy(t *testing.T) {
 
 	createProfile(t, ns, "broken", true, []clusterinventoryv1alpha1.CredentialProvider{credentialEntry(t, "broken", "member-1")})
 	createProfile(t, ns, "unknown", true, []clusterinventoryv1alpha1.CredentialProvider{credentialEntry(t, "gkeFleet", "member-1")})
-	createProfile(t, ns, "good", true, []clusterinventoryv1alpha1.CredentialProvider{
+	good := createProfile(t, ns, "good", true, []clusterinventoryv1alpha1.CredentialProvider{
 		credentialEntry(t, "gkeFleet", "member-1"), credentialEntry(t, "token", "member-0"),
 	})
 	harness.Eventually(t, 0, ns+"/good reconciled with the plugin's token", func() bool {
@@ -212,6 +213,16 @@ func TestCredentialPluginStrategy(t *testing.T) {
 			}
 		}
 	}
+
+	// A new endpoint for the plugin's type replaces the cluster.
+	good.Status.CredentialProviders = []clusterinventoryv1alpha1.CredentialProvider{credentialEntry(t, "token", "member-1")}
+	if err := hubClient(t).Status().Update(t.Context(), good); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 0, ns+"/good replaced by a cluster on member-1", func() bool {
+		return rec.Has(seen(ns+"/good", "obj", "member-1"))
+	})
+
 	out := logs.String()
 	for _, want := range []string{`"Engaged cluster"`, `"cluster":"` + ns + `/good"`, `"Cannot engage cluster, retrying"`, ns + "/broken"} {
 		if !strings.Contains(out, want) {
@@ -224,7 +235,7 @@ func TestCredentialPluginStrategy(t *testing.T) {
 }
 
 // With ClusterIDName, a profile carrying the KEP-2149 cluster ID property is engaged under its ID, and one without
-// under "<namespace>/<name>". The ClusterProperty CRD installs and serves the well-known property.
+// under "<namespace>/<name>".
 func TestClusterIDNaming(t *testing.T) {
 	ns := newNamespace(t, "cip-id", hub, "member-0")
 	createConfigMap(t, "member-0", ns, "obj")
@@ -243,17 +254,5 @@ func TestClusterIDNaming(t *testing.T) {
 	})
 	if names := p.ClusterNames(); slices.Contains(names, ns+"/withid") {
 		t.Errorf("the profile with an ID is also engaged under its profile name: %v", names)
-	}
-
-	prop := &aboutv1alpha1.ClusterProperty{
-		ObjectMeta: metav1.ObjectMeta{Name: aboutv1alpha1.ClusterIDPropertyName},
-		Spec:       aboutv1alpha1.ClusterPropertySpec{Value: "member-0.example.com"},
-	}
-	c, err := client.New(harness.Config(t, fleet, "member-0"), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(t.Context(), prop); client.IgnoreAlreadyExists(err) != nil {
-		t.Fatal(err)
 	}
 }

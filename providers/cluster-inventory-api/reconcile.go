@@ -28,7 +28,10 @@ const notRunningRequeue = time.Second
 var engageRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Minute}
 
 // Reconcile brings the cluster of one ClusterProfile in line with it: a ready profile whose rest.Config is new or
-// changed is engaged in the background; a profile that is not ready or is gone is disengaged. It is the provider's
+// changed is engaged in the background; a profile that is not ready or is gone is disengaged. When the rest.Config
+// cannot be obtained (a missing Secret, no matching credential plugin), the error names the profile's cluster, a
+// Warning event is recorded on the profile and the profile is retried with backoff; a cluster it already has engaged
+// stays engaged with its last config until the profile stops being ready or is deleted. It is the provider's
 // controller's reconciler on the hub; it is not meant to be called otherwise.
 func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	key := req.String()
