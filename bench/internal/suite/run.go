@@ -74,6 +74,13 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 		fmt.Fprintf(w, "[%6.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
 	load := watchLoad(ctx)
+	for _, dir := range []string{o.Out, o.Charts} {
+		if dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	step("starting a fleet: a host and %d members", p.members)
 	fleet := mcenvtest.NewFleet(mcenvtest.Options{Members: p.members})
@@ -132,9 +139,6 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 	fmt.Fprintln(w)
 	r.Table(w)
 	if o.Out != "" {
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return nil, err
-		}
 		if err := r.WriteJSON(o.Out); err != nil {
 			return nil, err
 		}
@@ -147,9 +151,6 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 	if dir := o.Charts; dir != "" || o.Out != "" {
 		if dir == "" {
 			dir = o.Out
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
 		}
 		if err := WriteCharts(dir, r.Charts(p)); err != nil {
 			return nil, err
