@@ -1,6 +1,7 @@
 // Command mcbench runs the benchmark suite of multicluster-runtime on real control planes and prints a table of the
 // results; with -out it also writes results.json (and, in full mode, heap profiles) there, and SVG charts to
-// -charts (or -out). `make bench` runs it in full; -quick runs every scenario small, to prove that the suite works.
+// -charts (or -out). `make bench` runs it in full; -quick runs every scenario small, to prove that the suite works;
+// -redraw only redraws the charts of the results.json in -out.
 package main
 
 import (
@@ -22,7 +23,15 @@ func main() {
 	flag.StringVar(&o.Out, "out", "", "directory for results.json and heap profiles")
 	flag.StringVar(&o.Charts, "charts", "", "directory for the SVG charts (default: -out)")
 	only := flag.String("only", "", "comma-separated scenarios to run (engage, steady, noisy, churn); the floor always runs")
+	redraw := flag.Bool("redraw", false, "run nothing: redraw the charts of the results.json in -out")
 	flag.Parse()
+	if *redraw {
+		if err := suite.Redraw(o.Out, o.Charts); err != nil {
+			fmt.Fprintln(os.Stderr, "mcbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only != "" {
 		o.Only = strings.Split(*only, ",")
 	}

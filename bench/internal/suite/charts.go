@@ -1,6 +1,9 @@
 package suite
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Charts returns the charts of the report: engage latency, steady latency, noisy neighbour, memory and churn.
 func (r *Report) Charts(p plan) []Chart {
@@ -14,10 +17,10 @@ func (r *Report) Charts(p plan) []Chart {
 	for _, kind := range []struct {
 		name  string
 		sizes []int
-	}{{"virtual", p.engageVirtual}, {"separate", p.engageSeparate}} {
+	}{{"virtual", p.engageVirtual}, {"separate", p.engageSeparate}, {"separate, shared mapper", p.engageSeparate}} {
 		for _, n := range kind.sizes {
 			c := fmt.Sprintf("%s N=%d", kind.name, n)
-			engage.Groups = append(engage.Groups, c)
+			engage.Groups = append(engage.Groups, strings.Replace(c, "separate, shared mapper", "shared mapper", 1))
 			p50 = append(p50, get("engage", c, "p50"))
 			p99 = append(p99, get("engage", c, "p99"))
 			all = append(all, get("engage", c, "all"))

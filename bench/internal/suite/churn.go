@@ -10,14 +10,8 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
 
-// heapAndGoroutines returns the live heap after a GC, and the number of goroutines.
-func heapAndGoroutines() (uint64, int) {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc, runtime.NumGoroutine()
-}
+// churnWarmup is how many cycles run before the baseline is taken.
+const churnWarmup = 10
 
 // Churn engages and disengages a cluster (a connection and cache of its own) many times with a running controller,
 // and compares goroutines and heap after with before.
@@ -71,24 +65,25 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 		provider.Remove(name)
 		return waitUntil(ctx, time.Minute, name+" gone", func() bool { return len(provider.ClusterNames()) == 0 })
 	}
-	// One cycle first, so that what is created once per process (clients, metrics) is in the baseline.
-	if err := cycle(0); err != nil {
-		return err
+	// Warm-up cycles first, so that what is created once per process (clients, metrics, connections) is in the
+	// baseline, and what earlier scenarios left to wind down has ended.
+	for i := range churnWarmup {
+		if err := cycle(i); err != nil {
+			return err
+		}
 	}
-	heapBefore, goBefore := heapAndGoroutines()
+	heapBefore, goBefore := settled(ctx)
 	started := time.Now()
-	for i := 1; i <= cycles; i++ {
+	for i := churnWarmup; i < churnWarmup+cycles; i++ {
 		if err := cycle(i); err != nil {
 			return err
 		}
 	}
 	elapsed := time.Since(started)
-	var heapAfter uint64
-	var goAfter int
-	_ = waitUntil(ctx, 30*time.Second, "goroutines back to the baseline", func() bool {
-		heapAfter, goAfter = heapAndGoroutines()
-		return goAfter <= goBefore
-	})
+	// Teardown is asynchronous (informers stop after their contexts end): give it time to reach the baseline, then
+	// measure what is left.
+	_ = waitUntil(ctx, 30*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= goBefore })
+	heapAfter, goAfter := settled(ctx)
 	c0 := fmt.Sprintf("%d cycles", cycles)
 	r.Add("churn", c0, "goroutines before", float64(goBefore), "")
 	r.Add("churn", c0, "goroutines after", float64(goAfter), "")

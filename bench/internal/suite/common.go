@@ -141,11 +141,12 @@ func virtualClusters(cfg *rest.Config, run string) (cluster.Cluster, error) {
 	})
 }
 
-// separateCluster returns a cluster of cfg (a connection and cache of its own) that watches namespace ns only.
-func separateCluster(cfg *rest.Config, ns string) (cluster.Cluster, error) {
-	return cluster.New(cfg, func(o *cluster.Options) {
+// separateCluster returns a cluster of cfg (a connection and cache of its own) that watches namespace ns only; opts
+// are applied after that.
+func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (cluster.Cluster, error) {
+	return cluster.New(cfg, append([]cluster.Option{func(o *cluster.Options) {
 		o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
-	})
+	}}, opts...)...)
 }
 
 // parallel runs f(0..n-1) on workers goroutines and returns the first error.

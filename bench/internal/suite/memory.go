@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // memSnapshot is the memory of this process at one point.
@@ -19,8 +21,10 @@ type memSnapshot struct {
 	RSS float64
 }
 
-// snapshot collects garbage, returns freed memory to the OS and reads the live heap and the RSS.
-func snapshot() memSnapshot {
+// snapshot waits for the process to settle (see settled), collects garbage, returns freed memory to the OS and
+// reads the live heap and the RSS.
+func snapshot(ctx context.Context) memSnapshot {
+	settled(ctx)
 	runtime.GC()
 	debug.FreeOSMemory()
 	var m runtime.MemStats
@@ -75,3 +79,32 @@ func writeHeapProfile(dir, name string) error {
 }
 
 const kib = 1024.0
+
+// settled waits (bounded) until the number of goroutines has stayed the same for 50 polls (half a second or more), so that goroutines
+// winding down or starting up (idle connections, informers stopping) are not counted, and returns the live heap and
+// the goroutines then.
+func settled(ctx context.Context) (uint64, int) {
+	var (
+		last   = -1
+		stable int
+	)
+	_ = waitUntil(ctx, 30*time.Second, "goroutines settled", func() bool {
+		_, g := heapAndGoroutines()
+		if g == last {
+			stable++
+		} else {
+			last, stable = g, 0
+		}
+		return stable >= 50
+	})
+	return heapAndGoroutines()
+}
+
+// heapAndGoroutines returns the live heap after a GC, and the number of goroutines.
+func heapAndGoroutines() (uint64, int) {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc, runtime.NumGoroutine()
+}

@@ -30,7 +30,7 @@ const reconcileWork = 2 * time.Millisecond
 const noisyWorkers = 2
 
 // quietClusters is how many quiet clusters share the controller with the busy one.
-const quietClusters = 5
+const quietClusters = 20
 
 // newQueueFunc is the type of the controller option NewQueue.
 type newQueueFunc = func(string, workqueue.TypedRateLimiter[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[mcreconcile.Request]

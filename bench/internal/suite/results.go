@@ -190,3 +190,20 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Redraw reads the results.json a run wrote to dir and writes its charts to chartsDir (dir if empty), so that a
+// change to the charts does not need another run.
+func Redraw(dir, chartsDir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return err
+	}
+	r := &Report{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return fmt.Errorf("reading %s: %w", filepath.Join(dir, "results.json"), err)
+	}
+	if chartsDir == "" {
+		chartsDir = dir
+	}
+	return WriteCharts(chartsDir, r.Charts(planFor(Options{Quick: r.Mode == "quick"})))
+}

@@ -103,10 +103,12 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 			return nil, fmt.Errorf("engage virtual %d: %w", n, err)
 		}
 	}
-	for _, n := range p.engageSeparate {
-		step("engage latency, %d separate clusters", n)
-		if err := EngageSeparate(ctx, fleet, r, n, floor); err != nil {
-			return nil, fmt.Errorf("engage separate %d: %w", n, err)
+	for _, shared := range []bool{false, true} {
+		for _, n := range p.engageSeparate {
+			step("engage latency, %d separate clusters (shared RESTMapper: %t)", n, shared)
+			if err := EngageSeparate(ctx, fleet, r, n, floor, shared); err != nil {
+				return nil, fmt.Errorf("engage separate %d (shared RESTMapper: %t): %w", n, shared, err)
+			}
 		}
 	}
 	if o.runs("steady") {
@@ -116,7 +118,7 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 			return nil, fmt.Errorf("steady separate: %w", err)
 		}
 		step("steady latency and memory, %d virtual clusters × %d objects", p.steadyVirtual.Clusters, p.steadyVirtual.Objects)
-		if err := SteadyVirtual(ctx, fleet, r, p.steadyVirtual, floor, base); err != nil {
+		if err := SteadyVirtual(ctx, fleet, r, p.steadyVirtual, floor, base, o); err != nil {
 			return nil, fmt.Errorf("steady virtual: %w", err)
 		}
 	}

@@ -66,7 +66,7 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		return memSnapshot{}, err
 	}
 
-	before := snapshot()
+	before := snapshot(ctx)
 	provider := clusters.New()
 	mgr, err := newManager(fleet.Host(), provider)
 	if err != nil {
@@ -79,7 +79,7 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 	stop := run(ctx, mgr)
 	defer func() { _ = stop() }()
 	<-mgr.Elected()
-	empty := snapshot()
+	empty := snapshot(ctx)
 	base := empty.sub(before)
 
 	built := make([]cluster.Cluster, size.Clusters)
@@ -101,7 +101,7 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 	if err := saturation(ctx, r, c, l, size); err != nil {
 		return memSnapshot{}, err
 	}
-	per := snapshot().sub(empty).div(size.Clusters)
+	per := snapshot(ctx).sub(empty).div(size.Clusters)
 	r.Add("memory", c, "manager with no cluster (heap)", base.Heap/kib, "KiB")
 	r.Add("memory", c, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
 	r.Add("memory", c, "RSS per cluster (incl. its objects)", per.RSS/kib, "KiB")
@@ -120,7 +120,7 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 // SteadyVirtual is SteadySeparate for virtual clusters (namespace provider, one shared cluster on the host). It
 // reports memory per virtual cluster beyond its objects: the shared cache holding every object is measured before
 // the manager starts, and managerBase (the manager with no cluster) is subtracted.
-func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors, managerBase memSnapshot) error {
+func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors, managerBase memSnapshot, o Options) error {
 	const prefix = "sv-"
 	w, err := writer(fleet.Host())
 	if err != nil {
@@ -131,7 +131,7 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 		return err
 	}
 
-	before := snapshot()
+	before := snapshot(ctx)
 	shared, err := virtualClusters(fleet.Host(), prefix)
 	if err != nil {
 		return err
@@ -154,7 +154,7 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 	if !shared.GetCache().WaitForCacheSync(ctx) {
 		return fmt.Errorf("the shared cache did not sync")
 	}
-	loaded := snapshot()
+	loaded := snapshot(ctx)
 
 	mgr, err := newManager(fleet.Host(), namespace.New(shared))
 	if err != nil {
@@ -171,10 +171,15 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 		return err
 	}
 	objects := loaded.sub(before).div(size.Clusters)
-	per := snapshot().sub(loaded).sub(managerBase).div(size.Clusters)
+	per := snapshot(ctx).sub(loaded).sub(managerBase).div(size.Clusters)
 	r.Add("memory", c, "objects per cluster, shared cache (heap)", objects.Heap/kib, "KiB")
 	r.Add("memory", c, "heap per cluster beyond its objects", per.Heap/kib, "KiB")
 	r.Add("memory", c, "RSS per cluster beyond its objects", per.RSS/kib, "KiB")
+	if !o.Quick {
+		if err := writeHeapProfile(o.Out, "heap-virtual.pprof"); err != nil {
+			return err
+		}
+	}
 
 	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string, string) { return w, nsOf(i), nsOf(i) })
 }

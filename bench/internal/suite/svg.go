@@ -34,12 +34,15 @@ var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#
 // SVG renders the chart as a self-contained SVG document.
 func (c Chart) SVG() []byte {
 	const (
-		width, height       = 760, 380
+		height              = 380
 		left, right         = 70, 20
 		top, bottom         = 50, 90
-		plotW, plotH        = width - left - right, height - top - bottom
+		plotH               = height - top - bottom
 		barGap, groupMargin = 2.0, 0.2
 	)
+	// At least 140 pixels per group, so that the group labels fit.
+	width := max(760, left+right+140*len(c.Groups))
+	plotW := width - left - right
 	lo, hi := c.bounds()
 	scale := func(v float64) float64 {
 		if c.Log {
@@ -81,7 +84,9 @@ func (c Chart) SVG() []byte {
 			y := float64(top+plotH) - h
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %s: %s %s</title></rect>`+"\n",
 				x+barGap/2, y, math.Max(1, barW-barGap), h, palette[s%len(palette)], esc(group), esc(series.Name), esc(short(v)), esc(c.Unit))
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%s</text>`+"\n", x+barW/2, y-3, esc(short(v)))
+			if h > 0 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="%d">%s</text>`+"\n", x+barW/2, y-3, labelSize(barW), esc(label(v)))
+			}
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x0+groupW*(1-2*groupMargin)/2, top+plotH+18, esc(group))
 	}
@@ -152,6 +157,27 @@ func niceCeil(v float64) float64 {
 }
 
 // short formats a value with few digits.
+// labelSize is the font size of the value printed above a bar barW wide.
+func labelSize(barW float64) int {
+	if barW < 40 {
+		return 9
+	}
+	return 10
+}
+
+// label is the value printed above a bar: at most four characters for values under 10,000, so that the labels of
+// neighbouring bars do not run into each other.
+func label(v float64) string {
+	switch {
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 1:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2g", v)
+	}
+}
+
 func short(v float64) string {
 	switch {
 	case v == 0:
