@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,9 +45,7 @@ func TestReconcilesEveryNamespaceAsACluster(t *testing.T) {
 		harness.Eventually(t, 0, team+"/app-config-seen written", func() bool {
 			return c.Get(t.Context(), client.ObjectKey{Namespace: team, Name: "app-config-seen"}, &corev1.ConfigMap{}) == nil
 		})
-		if want := `ConfigMap default/app-config in cluster "` + team + `"`; !strings.Contains(p.Output(), want) {
-			t.Errorf("the output lacks %q", want)
-		}
+		p.WaitFor(t, `ConfigMap default/app-config in cluster "`+team+`"`)
 	}
 
 	p.Interrupt(t)
