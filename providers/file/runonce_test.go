@@ -49,9 +49,11 @@ func TestRunOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []string{first + "+a", second + "+c"}
-	if got := aware.names(); !slices.Equal(got, want) {
-		t.Fatalf("after the second RunOnce: engaged %v, want %v", got, want)
+	if got := p.ClusterNames(); !slices.Equal(got, want) {
+		t.Fatalf("after the second RunOnce: provider has %v, want %v", got, want)
 	}
+	// b's removal reaches the recorder asynchronously (see below); c and the new a were engaged by the call.
+	aware.waitFor(t, harness.DefaultTimeout, "b disengaged", func() bool { return slices.Equal(aware.names(), want) })
 	if cl := aware.cluster(first + "+a"); cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
 		t.Fatal("a was not replaced by a cluster of member-1")
 	}
