@@ -8,22 +8,19 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // notStartedRequeue is how soon a Cluster reconciled before the provider is started is looked at again.
 const notStartedRequeue = time.Second
-
-// engageRetry paces the retries of a cluster that failed to engage.
-var engageRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Minute}
 
 // Reconcile brings the cluster of one Cluster object in line with it: a provisioned Cluster whose kubeconfig is new
 // or changed is engaged (in the background), a deleted or unprovisioned one is disengaged. Errors (no kubeconfig
@@ -104,10 +101,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	var delay time.Duration
 	if err != nil {
 		m.failures++
-		backoff := engageRetry
-		for range m.failures {
-			delay = backoff.Step()
-		}
+		delay = retry.Delay(retry.EngageBackoff, m.failures)
 	} else {
 		m.cfg, m.failures = cfg, 0
 	}
@@ -125,19 +119,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 		log.Info("Engaged cluster")
 	}
 
-	if delay > 0 {
-		timer := time.NewTimer(delay)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-	}
-	select {
-	case p.retry <- event.TypedGenericEvent[*clusterv1.Cluster]{Object: ccl}:
-	case <-ctx.Done():
-	}
+	retry.HandBack(ctx, delay, p.retry, event.TypedGenericEvent[*clusterv1.Cluster]{Object: ccl})
 }
 
 // disengage stops the named cluster, unless it is being engaged: the engaging goroutine hands the Cluster back to

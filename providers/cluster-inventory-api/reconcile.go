@@ -10,22 +10,19 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 )
 
 // notRunningRequeue is how soon a profile reconciled before the manager runs is looked at again.
 const notRunningRequeue = time.Second
-
-// engageRetry paces the retries of a profile whose cluster failed to engage.
-var engageRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Minute}
 
 // Reconcile brings the cluster of one ClusterProfile in line with it: a ready profile whose rest.Config is new or
 // changed is engaged in the background; a profile that is not ready or is gone is disengaged. When the rest.Config
@@ -114,10 +111,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	var delay time.Duration
 	if err != nil {
 		m.failures++
-		backoff := engageRetry
-		for range m.failures {
-			delay = backoff.Step()
-		}
+		delay = retry.Delay(retry.EngageBackoff, m.failures)
 	} else {
 		m.name, m.cfgKey, m.failures = name, cfgKey, 0
 	}
@@ -139,19 +133,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 		log.Info("Engaged cluster")
 	}
 
-	if delay > 0 {
-		timer := time.NewTimer(delay)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-	}
-	select {
-	case p.retry <- event.TypedGenericEvent[*clusterinventoryv1alpha1.ClusterProfile]{Object: clp}:
-	case <-ctx.Done():
-	}
+	retry.HandBack(ctx, delay, p.retry, event.TypedGenericEvent[*clusterinventoryv1alpha1.ClusterProfile]{Object: clp})
 }
 
 // probe asks the cluster for its version with cfg, so that wrong credentials, a failing credential plugin or an
