@@ -8,7 +8,7 @@
 # and builds both main packages from there.
 #
 # Environment:
-#   KUBERNETES_VERSION   kube-apiserver version to build (default v1.34.4)
+#   KUBERNETES_VERSION   kube-apiserver version to build (default v1.37.2)
 #   ETCD_VERSION         etcd version to build (default: the one k8s.io/kubernetes requires)
 #   ENVTEST_ASSETS_DIR   cache root (default: $XDG_CACHE_HOME or ~/.cache, then multicluster-runtime/envtest)
 #
@@ -16,7 +16,7 @@
 #   --print-only  print the directory the binaries would live in, build nothing.
 set -euo pipefail
 
-KUBERNETES_VERSION=${KUBERNETES_VERSION:-v1.34.4}
+KUBERNETES_VERSION=${KUBERNETES_VERSION:-v1.37.2}
 cache_root=${ENVTEST_ASSETS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/multicluster-runtime/envtest}
 dest="$cache_root/kubernetes-${KUBERNETES_VERSION}"
 
@@ -52,7 +52,7 @@ ETCD_VERSION=${ETCD_VERSION:-$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}
 {
 	echo "module envtestassets"
 	echo
-	echo "go 1.24"
+	echo "go 1.26.0"
 	echo
 	echo "require ("
 	echo "	k8s.io/kubernetes ${KUBERNETES_VERSION}"

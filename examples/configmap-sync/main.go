@@ -29,6 +29,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 )
@@ -73,7 +74,7 @@ func main() {
 // any member brings back the request of its source in the host.
 func setup(mgr mcmanager.Manager, provider *kubeconfig.Provider, namespace string, resync time.Duration) error {
 	inNamespace := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetNamespace() == namespace })
-	toSource := mchandler.EnqueueRequestsFromClusterMapFunc(func(_ context.Context, _ string, obj client.Object) []mcreconcile.Request {
+	toSource := mchandler.EnqueueRequestsFromClusterMapFunc(func(_ context.Context, _ multicluster.ClusterName, obj client.Object) []mcreconcile.Request {
 		if obj.GetLabels()[managedByLabel] == "" {
 			return nil
 		}
@@ -82,7 +83,7 @@ func setup(mgr mcmanager.Manager, provider *kubeconfig.Provider, namespace strin
 		}}}
 	})
 	// Every host ConfigMap is reconciled again when a member joins, so that it gets its copies at once.
-	joined := make(chan string, 64)
+	joined := make(chan multicluster.ClusterName, 64)
 	if err := mgr.Add(&joinWatcher{joined: joined}); err != nil {
 		return err
 	}
@@ -119,14 +120,16 @@ func setup(mgr mcmanager.Manager, provider *kubeconfig.Provider, namespace strin
 }
 
 // joinWatcher is a cluster-aware runnable that reports every member engaged.
-type joinWatcher struct{ joined chan<- string }
+type joinWatcher struct {
+	joined chan<- multicluster.ClusterName
+}
 
 func (w *joinWatcher) Start(ctx context.Context) error {
 	<-ctx.Done()
 	return nil
 }
 
-func (w *joinWatcher) Engage(_ context.Context, name string, _ cluster.Cluster) error {
+func (w *joinWatcher) Engage(_ context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	select {
 	case w.joined <- name:
 	default: // a resync is pending anyway
@@ -153,7 +156,7 @@ func (s *syncer) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.R
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
-	var failed []string
+	var failed []multicluster.ClusterName
 	for _, member := range s.provider.ListClusters() {
 		if err := s.copyTo(ctx, member, source); err != nil {
 			log.Error(err, "Cannot copy ConfigMap", "member", member)
@@ -169,7 +172,7 @@ func (s *syncer) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.R
 }
 
 // copyTo creates or updates the copy of source in member, creating its namespace if needed.
-func (s *syncer) copyTo(ctx context.Context, member string, source *corev1.ConfigMap) error {
+func (s *syncer) copyTo(ctx context.Context, member multicluster.ClusterName, source *corev1.ConfigMap) error {
 	cl, err := s.mgr.GetCluster(ctx, member)
 	if err != nil {
 		return err

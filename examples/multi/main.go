@@ -19,6 +19,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/multi"
@@ -111,7 +112,7 @@ func addContexts(ctx context.Context, kube *clusters.Provider, path string) erro
 		if err != nil {
 			return fmt.Errorf("context %q: %w", name, err)
 		}
-		if err := kube.Add(ctx, name, cl); err != nil {
+		if err := kube.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
 			return err
 		}
 	}

@@ -90,7 +90,7 @@ func addContexts(ctx context.Context, fleet *clusters.Provider, path string) err
 		if err != nil {
 			return fmt.Errorf("context %q: %w", name, err)
 		}
-		if err := fleet.Add(ctx, name, cl); err != nil {
+		if err := fleet.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
 			return err
 		}
 	}

@@ -313,7 +313,7 @@ func (blder *TypedBuilder[request]) watch(
 
 	singleCluster := multicluster.IsHostOnly(blder.mgr.GetProvider())
 	if deref(engage.engageWithProviderClusters, true) {
-		fleet := src.WithClusterFilter(func(name string, cl cluster.Cluster) bool {
+		fleet := src.WithClusterFilter(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
 			return name != mcmanager.LocalCluster && engage.accepts(name, cl)
 		})
 		if err := ctrl.MultiClusterWatch(fleet); err != nil {

@@ -135,7 +135,7 @@ func WithClusterFilter(filter ClusterFilterFunc) EngageOptions {
 // the watch is engaged with. Use it when a manager's fleet comes from several providers (for example through the
 // multi provider) and a watch concerns one of them.
 func WithClustersFromProvider(ctx context.Context, provider multicluster.Provider) EngageOptions {
-	return WithClusterFilter(func(name string, cl cluster.Cluster) bool {
+	return WithClusterFilter(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
 		got, err := provider.Get(ctx, name)
 		return err == nil && got == cl
 	})
@@ -161,7 +161,7 @@ func (w EngageOptions) merge(other EngageOptions) EngageOptions {
 	if other.clusterFilter != nil {
 		if previous := w.clusterFilter; previous != nil {
 			next := other.clusterFilter
-			w.clusterFilter = func(name string, cl cluster.Cluster) bool { return previous(name, cl) && next(name, cl) }
+			w.clusterFilter = func(name multicluster.ClusterName, cl cluster.Cluster) bool { return previous(name, cl) && next(name, cl) }
 		} else {
 			w.clusterFilter = other.clusterFilter
 		}
@@ -170,6 +170,6 @@ func (w EngageOptions) merge(other EngageOptions) EngageOptions {
 }
 
 // accepts reports whether the options' filter, if any, accepts the cluster.
-func (w EngageOptions) accepts(name string, cl cluster.Cluster) bool {
+func (w EngageOptions) accepts(name multicluster.ClusterName, cl cluster.Cluster) bool {
 	return w.clusterFilter == nil || w.clusterFilter(name, cl)
 }

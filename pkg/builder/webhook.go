@@ -1,61 +1,27 @@
 package builder
 
 import (
-	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// WebhookBuilder builds admission webhooks served by the host manager. Webhooks receive admission requests from
-// the host cluster's API server, so they are built on the host manager: pass mgr.GetLocalManager().
-type WebhookBuilder struct {
-	blder *builder.WebhookBuilder
-}
+// WebhookBuilder builds admission and conversion webhooks for objects of type T, served by the host manager. It is
+// controller-runtime's generic webhook builder: webhooks receive admission requests from the host cluster's API
+// server only, so they are built on the host manager (pass mgr.GetLocalManager()), and every method of
+// controller-runtime's builder (WithDefaulter, WithValidator, WithConverter, WithContextFunc, WithLogConstructor,
+// RecoverPanic, the custom paths, and the deprecated WithCustomDefaulter and WithCustomValidator) is available.
+type WebhookBuilder[T runtime.Object] = builder.WebhookBuilder[T]
 
-// WebhookManagedBy returns a builder of webhooks registered with the (host) manager m.
-func WebhookManagedBy(m manager.Manager) *WebhookBuilder {
-	return &WebhookBuilder{blder: builder.WebhookManagedBy(m)}
-}
+// Defaulter defaults objects of type T; see controller-runtime's admission.Defaulter.
+type Defaulter[T runtime.Object] = admission.Defaulter[T]
 
-// For sets the type the webhooks admit.
-func (blder *WebhookBuilder) For(apiType runtime.Object) *WebhookBuilder {
-	blder.blder.For(apiType)
-	return blder
-}
+// Validator validates objects of type T; see controller-runtime's admission.Validator.
+type Validator[T runtime.Object] = admission.Validator[T]
 
-// WithDefaulter sets the defaulting (mutating) webhook.
-func (blder *WebhookBuilder) WithDefaulter(defaulter admission.CustomDefaulter, opts ...admission.DefaulterOption) *WebhookBuilder {
-	blder.blder.WithDefaulter(defaulter, opts...)
-	return blder
-}
-
-// WithValidator sets the validating webhook.
-func (blder *WebhookBuilder) WithValidator(validator admission.CustomValidator) *WebhookBuilder {
-	blder.blder.WithValidator(validator)
-	return blder
-}
-
-// WithLogConstructor sets how the webhooks build the logger of each request.
-func (blder *WebhookBuilder) WithLogConstructor(logConstructor func(base logr.Logger, req *admission.Request) logr.Logger) *WebhookBuilder {
-	blder.blder.WithLogConstructor(logConstructor)
-	return blder
-}
-
-// RecoverPanic sets whether panics in the webhooks are recovered (default true).
-func (blder *WebhookBuilder) RecoverPanic(recoverPanic bool) *WebhookBuilder {
-	blder.blder.RecoverPanic(recoverPanic)
-	return blder
-}
-
-// WithCustomPath serves the webhook under a custom path instead of the generated one.
-func (blder *WebhookBuilder) WithCustomPath(customPath string) *WebhookBuilder {
-	blder.blder.WithCustomPath(customPath) //nolint:staticcheck // kept for compatibility with controller-runtime's builder
-	return blder
-}
-
-// Complete registers the webhooks with the manager's webhook server.
-func (blder *WebhookBuilder) Complete() error {
-	return blder.blder.Complete()
+// WebhookManagedBy returns a builder of webhooks for objects of obj's type, registered with the (host) manager m
+// when Complete is called.
+func WebhookManagedBy[T runtime.Object](m manager.Manager, obj T) *WebhookBuilder[T] {
+	return builder.WebhookManagedBy(m, obj)
 }

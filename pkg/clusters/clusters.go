@@ -35,7 +35,7 @@ type Clusters[T cluster.Cluster] struct {
 	WaitCacheTimeout time.Duration
 
 	lock     sync.RWMutex
-	clusters map[string]*entry[T]
+	clusters map[multicluster.ClusterName]*entry[T]
 	indexers []Index
 }
 
@@ -61,15 +61,15 @@ type Index struct {
 // New returns an empty set of clusters.
 func New[T cluster.Cluster]() Clusters[T] {
 	return Clusters[T]{
-		clusters: map[string]*entry[T]{},
+		clusters: map[multicluster.ClusterName]*entry[T]{},
 	}
 }
 
 // ClusterNames returns the names of the clusters, sorted.
-func (c *Clusters[T]) ClusterNames() []string {
+func (c *Clusters[T]) ClusterNames() []multicluster.ClusterName {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	names := make([]string, 0, len(c.clusters))
+	names := make([]multicluster.ClusterName, 0, len(c.clusters))
 	for name := range c.clusters {
 		names = append(names, name)
 	}
@@ -78,7 +78,7 @@ func (c *Clusters[T]) ClusterNames() []string {
 }
 
 // Get returns the named cluster, or an error matching multicluster.ErrClusterNotFound.
-func (c *Clusters[T]) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+func (c *Clusters[T]) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	cl, err := c.GetTyped(ctx, clusterName)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (c *Clusters[T]) Get(ctx context.Context, clusterName string) (cluster.Clus
 }
 
 // GetTyped returns the named cluster as its own type, or an error matching multicluster.ErrClusterNotFound.
-func (c *Clusters[T]) GetTyped(_ context.Context, clusterName string) (T, error) {
+func (c *Clusters[T]) GetTyped(_ context.Context, clusterName multicluster.ClusterName) (T, error) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
 	if e, ok := c.clusters[clusterName]; ok {
@@ -101,10 +101,10 @@ func (c *Clusters[T]) GetTyped(_ context.Context, clusterName string) (T, error)
 // provider's run context), applies the recorded field indexes, waits for its cache to sync (at most
 // WaitCacheTimeout) and engages it with aware. The cluster is retrievable with Get from the start. It fails for a
 // name already present. If any step fails, the cluster is stopped and removed, and the error names it.
-func (c *Clusters[T]) Add(ctx context.Context, clusterName string, cl T, aware multicluster.Aware) error {
+func (c *Clusters[T]) Add(ctx context.Context, clusterName multicluster.ClusterName, cl T, aware multicluster.Aware) error {
 	c.lock.Lock()
 	if c.clusters == nil {
-		c.clusters = map[string]*entry[T]{}
+		c.clusters = map[multicluster.ClusterName]*entry[T]{}
 	}
 	if _, ok := c.clusters[clusterName]; ok {
 		c.lock.Unlock()
@@ -125,10 +125,10 @@ func (c *Clusters[T]) Add(ctx context.Context, clusterName string, cl T, aware m
 // the present one, it does nothing. Otherwise the new cluster is started, synced and engaged (which replaces the
 // old one in every engaged component), and only then is the old one stopped; its teardown never removes the new
 // one. If the new cluster fails, the old one stays.
-func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T, aware multicluster.Aware) error {
+func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName multicluster.ClusterName, cl T, aware multicluster.Aware) error {
 	c.lock.Lock()
 	if c.clusters == nil {
-		c.clusters = map[string]*entry[T]{}
+		c.clusters = map[multicluster.ClusterName]*entry[T]{}
 	}
 	old, present := c.clusters[clusterName]
 	if present && c.equal(old.cluster, cl) {
@@ -178,7 +178,7 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 		}
 		c.lock.Unlock()
 		e.cancel()
-		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "engage").Inc()
+		metrics.ClusterErrors.WithLabelValues(clusterName.String(), "provider", "engage").Inc()
 		// The components that took the new cluster before the failure have let the old one go: engage the old
 		// one again, so that it stays engaged everywhere.
 		if old.ctx.Err() == nil {
@@ -194,7 +194,7 @@ func (c *Clusters[T]) AddOrReplace(ctx context.Context, clusterName string, cl T
 
 // Remove stops the named cluster by cancelling its context, which disengages it everywhere, and forgets it. It
 // does nothing for unknown names.
-func (c *Clusters[T]) Remove(clusterName string) {
+func (c *Clusters[T]) Remove(clusterName multicluster.ClusterName) {
 	c.lock.Lock()
 	e, ok := c.clusters[clusterName]
 	if ok {
@@ -213,7 +213,7 @@ func (c *Clusters[T]) Remove(clusterName string) {
 func (c *Clusters[T]) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
 	c.lock.Lock()
 	c.indexers = append(c.indexers, Index{Object: obj, Field: field, Extractor: extractValue})
-	present := make(map[string]*entry[T], len(c.clusters))
+	present := make(map[multicluster.ClusterName]*entry[T], len(c.clusters))
 	for name, e := range c.clusters {
 		present[name] = e
 	}
@@ -249,7 +249,7 @@ func (c *Clusters[T]) Indexers() []Index {
 }
 
 // newEntry creates the cluster's context; the entry forgets itself when that context ends.
-func (c *Clusters[T]) newEntry(ctx context.Context, clusterName string, cl T) *entry[T] {
+func (c *Clusters[T]) newEntry(ctx context.Context, clusterName multicluster.ClusterName, cl T) *entry[T] {
 	clusterCtx, cancel := context.WithCancel(ctx)
 	e := &entry[T]{cluster: cl, ctx: clusterCtx}
 	// Cancelling forgets the entry at once, so that a failed Add is not gettable when it returns; the AfterFunc
@@ -264,7 +264,7 @@ func (c *Clusters[T]) newEntry(ctx context.Context, clusterName string, cl T) *e
 
 // applyNewIndexes registers the recorded indexes on a cluster that is not started yet. Removing the cluster or
 // WaitCacheTimeout aborts it, for example while a slow API server answers discovery.
-func (c *Clusters[T]) applyNewIndexes(clusterName string, e *entry[T]) error {
+func (c *Clusters[T]) applyNewIndexes(clusterName multicluster.ClusterName, e *entry[T]) error {
 	ctx, cancel := context.WithTimeout(e.ctx, c.waitCacheTimeout())
 	defer cancel()
 	return c.applyIndexes(ctx, clusterName, e)
@@ -272,7 +272,7 @@ func (c *Clusters[T]) applyNewIndexes(clusterName string, e *entry[T]) error {
 
 // applyIndexes registers on the cluster every recorded index it does not have yet, without holding the lock of
 // the whole set, so that one slow cluster never blocks the others.
-func (c *Clusters[T]) applyIndexes(ctx context.Context, clusterName string, e *entry[T]) error {
+func (c *Clusters[T]) applyIndexes(ctx context.Context, clusterName multicluster.ClusterName, e *entry[T]) error {
 	e.indexMu.Lock()
 	defer e.indexMu.Unlock()
 	c.lock.RLock()
@@ -288,7 +288,7 @@ func (c *Clusters[T]) applyIndexes(ctx context.Context, clusterName string, e *e
 }
 
 // forget removes the entry once its context ends, unless the name now holds another cluster.
-func (c *Clusters[T]) forget(clusterName string, e *entry[T]) {
+func (c *Clusters[T]) forget(clusterName multicluster.ClusterName, e *entry[T]) {
 	c.lock.Lock()
 	defer c.lock.Unlock()
 	if c.clusters[clusterName] == e {
@@ -297,13 +297,13 @@ func (c *Clusters[T]) forget(clusterName string, e *entry[T]) {
 }
 
 // startAndEngage starts a newly added cluster and engages it; on failure the cluster is stopped and removed.
-func (c *Clusters[T]) startAndEngage(clusterName string, e *entry[T], aware multicluster.Aware) error {
+func (c *Clusters[T]) startAndEngage(clusterName multicluster.ClusterName, e *entry[T], aware multicluster.Aware) error {
 	if err := c.start(clusterName, e); err != nil {
 		return err
 	}
 	if err := aware.Engage(e.ctx, clusterName, e.cluster); err != nil {
 		e.cancel()
-		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "engage").Inc()
+		metrics.ClusterErrors.WithLabelValues(clusterName.String(), "provider", "engage").Inc()
 		return fmt.Errorf("engaging cluster %q: %w", clusterName, err)
 	}
 	return nil
@@ -311,7 +311,7 @@ func (c *Clusters[T]) startAndEngage(clusterName string, e *entry[T], aware mult
 
 // start runs the cluster in the background and waits, at most WaitCacheTimeout, for its cache to sync. On failure
 // the cluster is stopped.
-func (c *Clusters[T]) start(clusterName string, e *entry[T]) error {
+func (c *Clusters[T]) start(clusterName multicluster.ClusterName, e *entry[T]) error {
 	began := time.Now()
 	go func() {
 		if err := e.cluster.Start(e.ctx); err != nil {
@@ -325,7 +325,7 @@ func (c *Clusters[T]) start(clusterName string, e *entry[T]) error {
 	defer cancel()
 	if !e.cluster.GetCache().WaitForCacheSync(syncCtx) {
 		e.cancel()
-		metrics.ClusterErrors.WithLabelValues(clusterName, "provider", "sync").Inc()
+		metrics.ClusterErrors.WithLabelValues(clusterName.String(), "provider", "sync").Inc()
 		return fmt.Errorf("cluster %q: cache did not sync within %s: %w", clusterName, timeout, context.Cause(syncCtx))
 	}
 	metrics.ProviderEngageDuration.Observe(time.Since(began).Seconds())

@@ -5,20 +5,21 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 type clusterKey struct{}
 
 // WithCluster returns a copy of ctx that carries the cluster name.
-func WithCluster(ctx context.Context, cluster string) context.Context {
+func WithCluster(ctx context.Context, cluster multicluster.ClusterName) context.Context {
 	return context.WithValue(ctx, clusterKey{}, cluster)
 }
 
 // ClusterFrom returns the cluster name carried by ctx, and whether there was one. The empty name with true means
 // the host cluster.
-func ClusterFrom(ctx context.Context) (string, bool) {
-	cluster, ok := ctx.Value(clusterKey{}).(string)
+func ClusterFrom(ctx context.Context) (multicluster.ClusterName, bool) {
+	cluster, ok := ctx.Value(clusterKey{}).(multicluster.ClusterName)
 	return cluster, ok
 }
 

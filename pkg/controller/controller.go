@@ -90,7 +90,7 @@ func NewTypedUnmanaged[request mcreconcile.ClusterAware[request]](name string, m
 		do:               options.Reconciler,
 		cacheSyncTimeout: options.CacheSyncTimeout,
 		log:              options.Logger.WithValues("controller", name),
-		clusters:         map[string]*engagedCluster[request]{},
+		clusters:         map[multicluster.ClusterName]*engagedCluster[request]{},
 	}
 	newQueue := options.NewQueue
 	options.NewQueue = func(controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
@@ -151,5 +151,5 @@ type mcController[request mcreconcile.ClusterAware[request]] struct {
 	runCtx   context.Context                               // the context the controller runs with; nil before it starts
 	queue    workqueue.TypedRateLimitingInterface[request] // nil before the controller starts
 	sources  []mcsource.TypedSource[client.Object, request]
-	clusters map[string]*engagedCluster[request]
+	clusters map[multicluster.ClusterName]*engagedCluster[request]
 }

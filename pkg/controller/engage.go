@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	mcsource "sigs.k8s.io/multicluster-runtime/pkg/source"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // syncRetry paces the restarts of a per-cluster source that did not sync in time.
@@ -22,7 +23,7 @@ var syncRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Step
 
 // engagedCluster is one cluster engaged with the controller.
 type engagedCluster[request mcreconcile.ClusterAware[request]] struct {
-	name    string
+	name    multicluster.ClusterName
 	cluster cluster.Cluster
 	ctx     context.Context // ends when the cluster's context ends, it is replaced, or the controller stops
 	cancel  context.CancelFunc
@@ -42,7 +43,7 @@ type clusterSource[request mcreconcile.ClusterAware[request]] struct {
 // block. Engaging the same instance again is a no-op; a different instance under the same name replaces the first,
 // whose sources are stopped before the new ones start. If building a source for the cluster fails, nothing is
 // started for it and the error names the cluster.
-func (c *mcController[request]) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (c *mcController[request]) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -61,7 +62,7 @@ func (c *mcController[request]) Engage(ctx context.Context, name string, cl clus
 	for _, from := range c.sources {
 		src, ok, err := from.ForCluster(name, cl)
 		if err != nil {
-			metrics.ClusterErrors.WithLabelValues(name, "controller/"+c.name, "source").Inc()
+			metrics.ClusterErrors.WithLabelValues(name.String(), "controller/"+c.name, "source").Inc()
 			return fmt.Errorf("controller %q: building source %v for cluster %q: %w", c.name, from, name, err)
 		}
 		if ok {
@@ -107,7 +108,7 @@ func (c *mcController[request]) MultiClusterWatch(from mcsource.TypedSource[clie
 	for name, eng := range c.clusters {
 		src, ok, err := from.ForCluster(name, eng.cluster)
 		if err != nil {
-			metrics.ClusterErrors.WithLabelValues(name, "controller/"+c.name, "source").Inc()
+			metrics.ClusterErrors.WithLabelValues(name.String(), "controller/"+c.name, "source").Inc()
 			errs = append(errs, fmt.Errorf("controller %q: building source %v for cluster %q: %w", c.name, from, name, err))
 			continue
 		}
@@ -154,7 +155,7 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 		}
 
 		delay := backoff.Step()
-		metrics.ClusterErrors.WithLabelValues(eng.name, "controller/"+c.name, "sync").Inc()
+		metrics.ClusterErrors.WithLabelValues(eng.name.String(), "controller/"+c.name, "sync").Inc()
 		log.Error(err, "Source of cluster did not sync, restarting it", "attempt", attempt, "timeout", c.cacheSyncTimeout, "retryAfter", delay)
 		timer := time.NewTimer(delay)
 		select {
@@ -194,13 +195,13 @@ func (c *mcController[request]) startAndSync(ctx context.Context, src source.Typ
 // that has not synced yet: still syncing, or retrying after a sync failure. A controller that is not running
 // (before it starts, or on a replica waiting for leader election) reports none, so that standby replicas count as
 // ready. It implements mcmanager.ClusterSyncReporter, which mcmanager.FleetReadyzCheck uses.
-func (c *mcController[request]) UnsyncedClusters() []string {
+func (c *mcController[request]) UnsyncedClusters() []multicluster.ClusterName {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.queue == nil {
 		return nil
 	}
-	var names []string
+	var names []multicluster.ClusterName
 	for name, eng := range c.clusters {
 		if eng.unsynced > 0 && eng.ctx.Err() == nil {
 			names = append(names, name)

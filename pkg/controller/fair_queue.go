@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // NewFairQueue returns the default queue of multi-cluster controllers: client-go's rate-limiting work queue (with
@@ -42,7 +43,7 @@ func NewFIFOQueue[request comparable](controllerName string, rateLimiter workque
 
 // clusterForgetter is implemented by queues that can let go of a cluster's pending requests.
 type clusterForgetter interface {
-	ForgetCluster(clusterName string)
+	ForgetCluster(clusterName multicluster.ClusterName)
 }
 
 // fairQueue is the queue returned by NewFairQueue.
@@ -52,7 +53,7 @@ type fairQueue[request mcreconcile.ClusterAware[request]] struct {
 }
 
 // ForgetCluster moves the cluster's pending requests to the front of the queue, to be dropped.
-func (q *fairQueue[request]) ForgetCluster(clusterName string) {
+func (q *fairQueue[request]) ForgetCluster(clusterName multicluster.ClusterName) {
 	q.fifo.forgetCluster(clusterName)
 }
 
@@ -60,7 +61,7 @@ func (q *fairQueue[request]) ForgetCluster(clusterName string) {
 // The work queue calls it under its own lock; forgetCluster comes from elsewhere, hence mu.
 type fairFIFO[request mcreconcile.ClusterAware[request]] struct {
 	mu       sync.Mutex
-	buckets  map[string]*bucket[request]
+	buckets  map[multicluster.ClusterName]*bucket[request]
 	ring     []*bucket[request] // clusters with pending items, in serving order
 	next     int                // index in ring of the cluster served next
 	draining []request          // items of forgotten clusters, served first
@@ -69,7 +70,7 @@ type fairFIFO[request mcreconcile.ClusterAware[request]] struct {
 
 // bucket is the FIFO of one cluster's pending items.
 type bucket[request any] struct {
-	cluster string
+	cluster multicluster.ClusterName
 	items   []request
 	head    int
 }
@@ -77,7 +78,7 @@ type bucket[request any] struct {
 var _ workqueue.Queue[mcreconcile.Request] = &fairFIFO[mcreconcile.Request]{}
 
 func newFairFIFO[request mcreconcile.ClusterAware[request]]() *fairFIFO[request] {
-	return &fairFIFO[request]{buckets: map[string]*bucket[request]{}}
+	return &fairFIFO[request]{buckets: map[multicluster.ClusterName]*bucket[request]{}}
 }
 
 // Touch does nothing: an item keeps its place when it is added again.
@@ -157,7 +158,7 @@ func (f *fairFIFO[request]) Pop() request {
 }
 
 // forgetCluster moves the cluster's pending items to the draining list, served before anything else.
-func (f *fairFIFO[request]) forgetCluster(cluster string) {
+func (f *fairFIFO[request]) forgetCluster(cluster multicluster.ClusterName) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, ok := f.buckets[cluster]

@@ -10,7 +10,7 @@ import (
 
 // KubernetesVersion is the version of kube-apiserver the kit expects to find in its default binary assets directory.
 // hack/envtest-assets.sh builds this version (and the etcd it requires) when KUBERNETES_VERSION is not set.
-const KubernetesVersion = "v1.34.4"
+const KubernetesVersion = "v1.37.2"
 
 // Names of the binaries every control plane runs.
 const (

@@ -11,17 +11,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // EventHandler is an event handler of one cluster that enqueues multi-cluster requests.
 type EventHandler = handler.TypedEventHandler[client.Object, mcreconcile.Request]
 
 // EventHandlerFunc builds the EventHandler for one engaged cluster, given its name and the cluster.
-type EventHandlerFunc = func(string, cluster.Cluster) EventHandler
+type EventHandlerFunc = func(multicluster.ClusterName, cluster.Cluster) EventHandler
 
 // TypedEventHandlerFunc builds the event handler for one engaged cluster, given its name and the cluster. It is
 // called once for every cluster a source is started for.
-type TypedEventHandlerFunc[object client.Object, request mcreconcile.ClusterAware[request]] func(string, cluster.Cluster) handler.TypedEventHandler[object, request]
+type TypedEventHandlerFunc[object client.Object, request mcreconcile.ClusterAware[request]] func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[object, request]
 
 // queueAdapter wraps an event handler so that the queue it sees is a converted view of the controller's queue.
 type queueAdapter[object any, from, to comparable] struct {
@@ -47,7 +48,7 @@ func (a *queueAdapter[object, from, to]) Generic(ctx context.Context, evt event.
 
 // TypedForCluster turns a single-cluster handler into a handler of the named cluster: every reconcile.Request it
 // enqueues becomes a multi-cluster request for clusterName.
-func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, reconcile.Request], clusterName string) handler.TypedEventHandler[object, mcreconcile.Request] {
+func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, reconcile.Request], clusterName multicluster.ClusterName) handler.TypedEventHandler[object, mcreconcile.Request] {
 	forward := func(r reconcile.Request) mcreconcile.Request {
 		return mcreconcile.Request{Request: r, ClusterName: clusterName}
 	}
@@ -61,7 +62,7 @@ func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, r
 }
 
 // ForCluster turns a single-cluster handler into a handler of the named cluster. See TypedForCluster.
-func ForCluster(h handler.EventHandler, clusterName string) EventHandler {
+func ForCluster(h handler.EventHandler, clusterName multicluster.ClusterName) EventHandler {
 	return TypedForCluster[client.Object](h, clusterName)
 }
 
@@ -69,7 +70,7 @@ func ForCluster(h handler.EventHandler, clusterName string) EventHandler {
 // carry that cluster's name. The same handler instance serves all clusters, so it must not keep per-cluster
 // state; build one per cluster with a TypedEventHandlerFunc if it does.
 func TypedLift[object client.Object](h handler.TypedEventHandler[object, reconcile.Request]) TypedEventHandlerFunc[object, mcreconcile.Request] {
-	return func(clusterName string, _ cluster.Cluster) handler.TypedEventHandler[object, mcreconcile.Request] {
+	return func(clusterName multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[object, mcreconcile.Request] {
 		return TypedForCluster(h, clusterName)
 	}
 }
@@ -82,7 +83,7 @@ func Lift(h handler.EventHandler) EventHandlerFunc {
 // TypedInjectCluster wraps a handler that already enqueues cluster-aware requests so that, in every cluster, the
 // requests it enqueues are stamped with that cluster's name, whatever cluster they named before.
 func TypedInjectCluster[object client.Object, request mcreconcile.ClusterAware[request]](h handler.TypedEventHandler[object, request]) TypedEventHandlerFunc[object, request] {
-	return func(clusterName string, _ cluster.Cluster) handler.TypedEventHandler[object, request] {
+	return func(clusterName multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[object, request] {
 		stamp := func(r request) request { return r.WithCluster(clusterName) }
 		keep := func(r request) request { return r }
 		return &queueAdapter[object, request, request]{
@@ -98,7 +99,7 @@ func TypedInjectCluster[object client.Object, request mcreconcile.ClusterAware[r
 // in every cluster, create events of the initial list and updates that do not change the object are enqueued with
 // low priority when the controller uses a priority queue.
 func WithLowPriorityWhenUnchanged[object client.Object, request mcreconcile.ClusterAware[request]](u TypedEventHandlerFunc[object, request]) TypedEventHandlerFunc[object, request] {
-	return func(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[object, request] {
+	return func(clusterName multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[object, request] {
 		return handler.WithLowPriorityWhenUnchanged(u(clusterName, cl))
 	}
 }

@@ -8,11 +8,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // EnqueueRequestForObject is the handler of the named cluster that enqueues a request for the object of every
 // event, stamped with the cluster's name. It has the shape of an EventHandlerFunc, so it can be passed as one.
-func EnqueueRequestForObject(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+func EnqueueRequestForObject(clusterName multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 	return TypedEnqueueRequestForObject[client.Object]()(clusterName, cl)
 }
 
@@ -33,7 +34,7 @@ func EnqueueRequestForOwner(ownerType client.Object, opts ...handler.OwnerOption
 // TypedEnqueueRequestForOwner enqueues, in every cluster, a request for the owner of the event's object in the
 // same cluster. See EnqueueRequestForOwner.
 func TypedEnqueueRequestForOwner[object client.Object](ownerType client.Object, opts ...handler.OwnerOption) TypedEventHandlerFunc[object, mcreconcile.Request] {
-	return func(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[object, mcreconcile.Request] {
+	return func(clusterName multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[object, mcreconcile.Request] {
 		h := handler.TypedEnqueueRequestForOwner[object](cl.GetScheme(), cl.GetRESTMapper(), ownerType, opts...)
 		return TypedForCluster(h, clusterName)
 	}
@@ -60,7 +61,7 @@ func TypedEnqueueRequestsFromMapFuncWithClusterPreservation[object client.Object
 }
 
 // TypedClusterMapFunc maps an event's object, seen in the named cluster, to requests for any clusters.
-type TypedClusterMapFunc[object client.Object, request mcreconcile.ClusterAware[request]] func(ctx context.Context, clusterName string, obj object) []request
+type TypedClusterMapFunc[object client.Object, request mcreconcile.ClusterAware[request]] func(ctx context.Context, clusterName multicluster.ClusterName, obj object) []request
 
 // ClusterMapFunc maps an event's object, seen in the named cluster, to multi-cluster requests.
 type ClusterMapFunc = TypedClusterMapFunc[client.Object, mcreconcile.Request]
@@ -75,7 +76,7 @@ func EnqueueRequestsFromClusterMapFunc(fn ClusterMapFunc) EventHandlerFunc {
 // which cluster the event came from and names the cluster of every request itself, so an event in cluster A can
 // enqueue work for cluster B (or for the host cluster, with the empty name).
 func TypedEnqueueRequestsFromClusterMapFunc[object client.Object, request mcreconcile.ClusterAware[request]](fn TypedClusterMapFunc[object, request]) TypedEventHandlerFunc[object, request] {
-	return func(clusterName string, _ cluster.Cluster) handler.TypedEventHandler[object, request] {
+	return func(clusterName multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[object, request] {
 		return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, obj object) []request {
 			return fn(ctx, clusterName, obj)
 		})

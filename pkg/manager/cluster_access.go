@@ -23,7 +23,7 @@ import (
 // ErrNoClusterInContext is returned by ClusterFromContext for a context that carries no cluster name.
 var ErrNoClusterInContext = errors.New("no cluster name in context")
 
-func (m *mcManager) GetCluster(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+func (m *mcManager) GetCluster(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	if clusterName == LocalCluster {
 		return m.Manager, nil
 	}
@@ -47,7 +47,7 @@ func (m *mcManager) ClusterFromContext(ctx context.Context) (cluster.Cluster, er
 	return m.GetCluster(ctx, name)
 }
 
-func (m *mcManager) GetManager(ctx context.Context, clusterName string) (manager.Manager, error) {
+func (m *mcManager) GetManager(ctx context.Context, clusterName multicluster.ClusterName) (manager.Manager, error) {
 	if clusterName == LocalCluster {
 		return m.Manager, nil
 	}

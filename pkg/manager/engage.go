@@ -18,7 +18,7 @@ import (
 // If engaging fails with some runnable, the error names the cluster and the caller must cancel ctx, which
 // disengages the cluster from the runnables that took it (pkg/clusters does this); it may then retry with a new
 // context.
-func (m *mcManager) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	if name == LocalCluster {
 		return errors.New("cannot engage a cluster under the empty name: it is reserved for the host cluster")
 	}
@@ -59,14 +59,14 @@ func (m *mcManager) Engage(ctx context.Context, name string, cl cluster.Cluster)
 	}
 	if len(errs) > 0 {
 		metrics.ClusterEngagements.WithLabelValues("error").Inc()
-		metrics.ClusterErrors.WithLabelValues(name, "manager", "engage").Inc()
+		metrics.ClusterErrors.WithLabelValues(name.String(), "manager", "engage").Inc()
 		return fmt.Errorf("engaging cluster %q: %w", name, errors.Join(errs...))
 	}
 	return nil
 }
 
 // forget removes the engagement when its context ends, unless the name has been engaged again since.
-func (m *mcManager) forget(name string, eng *engagement) {
+func (m *mcManager) forget(name multicluster.ClusterName, eng *engagement) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.clusters[name] == eng {
@@ -87,7 +87,7 @@ func (m *mcManager) Add(r Runnable) error {
 	m.mu.Lock()
 	m.awares = append(m.awares, r)
 	type named struct {
-		name string
+		name multicluster.ClusterName
 		eng  *engagement
 	}
 	live := make([]named, 0, len(m.clusters))

@@ -58,7 +58,7 @@ type Manager interface {
 	// GetCluster returns the named cluster: the host cluster for LocalCluster, otherwise an engaged cluster or
 	// whatever the provider returns. It returns an error matching multicluster.ErrClusterNotFound for names that
 	// are not known. An engaged cluster is returned until the context it was engaged with ends.
-	GetCluster(ctx context.Context, clusterName string) (cluster.Cluster, error)
+	GetCluster(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error)
 
 	// ClusterFromContext returns the cluster whose name ctx carries (see package
 	// sigs.k8s.io/multicluster-runtime/pkg/context).
@@ -67,7 +67,7 @@ type Manager interface {
 	// GetManager returns a controller-runtime manager scoped to the named cluster: its client, cache, field
 	// indexer, scheme, REST mapper, API reader and event recorders are the cluster's, while runnables, health
 	// checks, webhooks and metrics are the host manager's. For LocalCluster it returns the host manager.
-	GetManager(ctx context.Context, clusterName string) (manager.Manager, error)
+	GetManager(ctx context.Context, clusterName multicluster.ClusterName) (manager.Manager, error)
 
 	// GetLocalManager returns the controller-runtime manager of the host cluster.
 	GetLocalManager() manager.Manager
@@ -120,7 +120,7 @@ func WithMultiCluster(mgr manager.Manager, provider multicluster.Provider, mcOpt
 		Manager:                     mgr,
 		provider:                    provider,
 		providerNeedsLeaderElection: true,
-		clusters:                    map[string]*engagement{},
+		clusters:                    map[multicluster.ClusterName]*engagement{},
 	}
 	for _, opt := range mcOpts {
 		opt(m)
@@ -142,7 +142,7 @@ type mcManager struct {
 
 	// mu guards clusters and awares; it is never held while calling out.
 	mu       sync.RWMutex
-	clusters map[string]*engagement
+	clusters map[multicluster.ClusterName]*engagement
 	awares   []multicluster.Aware
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // ClusterSyncReporter is implemented by cluster-aware runnables that know which engaged clusters they have not
@@ -14,7 +16,7 @@ import (
 // every per-cluster source of that controller has synced its cache for the cluster.
 type ClusterSyncReporter interface {
 	// UnsyncedClusters returns the names of the engaged clusters that are not synced yet.
-	UnsyncedClusters() []string
+	UnsyncedClusters() []multicluster.ClusterName
 }
 
 // maxNamedUnsynced bounds how many cluster names a failing readiness check lists.
@@ -37,7 +39,7 @@ func FleetReadyzCheck(mgr Manager) healthz.Checker {
 		awares := slices.Clone(m.awares)
 		m.mu.RUnlock()
 
-		var unsynced []string
+		var unsynced []multicluster.ClusterName
 		for _, aware := range awares {
 			if reporter, ok := aware.(ClusterSyncReporter); ok {
 				unsynced = append(unsynced, reporter.UnsyncedClusters()...)
@@ -54,6 +56,15 @@ func FleetReadyzCheck(mgr Manager) healthz.Checker {
 			more = fmt.Sprintf(" and %d more", len(named)-maxNamedUnsynced)
 			named = named[:maxNamedUnsynced]
 		}
-		return fmt.Errorf("%d cluster(s) not synced yet: %s%s", len(unsynced), strings.Join(named, ", "), more)
+		return fmt.Errorf("%d cluster(s) not synced yet: %s%s", len(unsynced), joinNames(named), more)
 	}
+}
+
+// joinNames joins cluster names with ", ".
+func joinNames(names []multicluster.ClusterName) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = n.String()
+	}
+	return strings.Join(s, ", ")
 }

@@ -20,7 +20,7 @@ type Aware interface {
 	// component stops everything it started for the cluster. Implementations must not block on the cluster (for
 	// example on its cache syncing), must treat engaging the same cluster instance under the same name again as a
 	// no-op, and must treat a different instance under an already engaged name as a replacement of the old one.
-	Engage(context.Context, string, cluster.Cluster) error
+	Engage(context.Context, ClusterName, cluster.Cluster) error
 }
 
 // Provider is the contract a source of clusters implements: it knows the clusters of the fleet by name and how to
@@ -29,7 +29,7 @@ type Provider interface {
 	// Get returns the cluster with the given name. It returns an error that matches ErrClusterNotFound for names it
 	// does not know. A provider makes a cluster retrievable with Get before it engages it, and keeps it so until the
 	// cluster's context is done.
-	Get(ctx context.Context, clusterName string) (cluster.Cluster, error)
+	Get(ctx context.Context, clusterName ClusterName) (cluster.Cluster, error)
 
 	// IndexField registers a field index for obj on every cluster the provider has engaged and on every cluster it
 	// will engage later. With a cache shared by several clusters, the index is registered once on that cache.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // Reconciler reconciles multi-cluster requests. It is controller-runtime's TypedReconciler over Request.
@@ -19,9 +21,9 @@ type ClusterAware[request comparable] interface {
 	fmt.Stringer
 
 	// Cluster returns the name of the cluster the request belongs to; the empty name is the host cluster.
-	Cluster() string
+	Cluster() multicluster.ClusterName
 	// WithCluster returns a copy of the request that belongs to the named cluster.
-	WithCluster(string) request
+	WithCluster(multicluster.ClusterName) request
 }
 
 // Request is a request to reconcile one object of one cluster: controller-runtime's reconcile.Request plus the
@@ -30,7 +32,7 @@ type Request struct {
 	reconcile.Request
 
 	// ClusterName is the name of the cluster the object lives in.
-	ClusterName string
+	ClusterName multicluster.ClusterName
 }
 
 // String returns "cluster://<cluster>/<namespace>/<name>", or controller-runtime's "<namespace>/<name>" for the
@@ -39,16 +41,16 @@ func (r Request) String() string {
 	if r.ClusterName == "" {
 		return r.NamespacedName.String()
 	}
-	return "cluster://" + r.ClusterName + "/" + r.NamespacedName.String()
+	return "cluster://" + r.ClusterName.String() + "/" + r.NamespacedName.String()
 }
 
 // Cluster returns the name of the cluster the request belongs to.
-func (r Request) Cluster() string {
+func (r Request) Cluster() multicluster.ClusterName {
 	return r.ClusterName
 }
 
 // WithCluster returns a copy of the request that belongs to the named cluster.
-func (r Request) WithCluster(name string) Request {
+func (r Request) WithCluster(name multicluster.ClusterName) Request {
 	r.ClusterName = name
 	return r
 }
@@ -59,7 +61,7 @@ type WithCluster[request comparable] struct {
 	Request request
 
 	// ClusterName is the name of the cluster the request belongs to; empty is the host cluster.
-	ClusterName string
+	ClusterName multicluster.ClusterName
 }
 
 // String returns "cluster://<cluster>/<request>", or the wrapped request's string form for the host cluster.
@@ -67,16 +69,16 @@ func (r WithCluster[request]) String() string {
 	if r.ClusterName == "" {
 		return fmt.Sprint(r.Request)
 	}
-	return "cluster://" + r.ClusterName + "/" + fmt.Sprint(r.Request)
+	return "cluster://" + r.ClusterName.String() + "/" + fmt.Sprint(r.Request)
 }
 
 // Cluster returns the name of the cluster the request belongs to.
-func (r WithCluster[request]) Cluster() string {
+func (r WithCluster[request]) Cluster() multicluster.ClusterName {
 	return r.ClusterName
 }
 
 // WithCluster returns a copy of the request that belongs to the named cluster.
-func (r WithCluster[request]) WithCluster(name string) WithCluster[request] {
+func (r WithCluster[request]) WithCluster(name multicluster.ClusterName) WithCluster[request] {
 	r.ClusterName = name
 	return r
 }

@@ -16,6 +16,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 var log = logf.Log.WithName("multicluster-source")
@@ -28,7 +30,7 @@ var informerRetry = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Ji
 // event handler from the informer when the context it was started with ends, and its WaitForSync can be called
 // again after a timeout: the source keeps trying until its context ends.
 type clusterKind[object client.Object, request comparable] struct {
-	clusterName string
+	clusterName multicluster.ClusterName
 	cache       cache.Cache
 	obj         object
 	handler     handler.TypedEventHandler[object, request]

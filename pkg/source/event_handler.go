@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // eventHandler adapts a controller-runtime event handler of one cluster to an informer's ResourceEventHandler.
@@ -16,7 +18,7 @@ import (
 // registration is removed from the informer.
 type eventHandler[object any, request comparable] struct {
 	ctx         context.Context
-	clusterName string
+	clusterName multicluster.ClusterName
 	queue       workqueue.TypedRateLimitingInterface[request]
 	handler     handler.TypedEventHandler[object, request]
 	predicates  []predicate.TypedPredicate[object]

@@ -11,10 +11,11 @@ import (
 
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // ClusterFilterFunc decides whether a source watches the named cluster.
-type ClusterFilterFunc func(clusterName string, cluster cluster.Cluster) bool
+type ClusterFilterFunc func(clusterName multicluster.ClusterName, cluster cluster.Cluster) bool
 
 // Source is a multi-cluster source of multi-cluster requests.
 type Source = TypedSource[client.Object, mcreconcile.Request]
@@ -23,7 +24,7 @@ type Source = TypedSource[client.Object, mcreconcile.Request]
 type TypedSource[object client.Object, request mcreconcile.ClusterAware[request]] interface {
 	// ForCluster returns the source of the named cluster. The boolean is false when the source does not watch
 	// this cluster at all (for example because of a cluster filter); the returned source is nil then.
-	ForCluster(string, cluster.Cluster) (source.TypedSource[request], bool, error)
+	ForCluster(multicluster.ClusterName, cluster.Cluster) (source.TypedSource[request], bool, error)
 }
 
 // SyncingSource is a multi-cluster source whose per-cluster sources can be waited on until their caches sync.
@@ -35,7 +36,7 @@ type TypedSyncingSource[object client.Object, request mcreconcile.ClusterAware[r
 	TypedSource[object, request]
 
 	// SyncingForCluster is ForCluster returning a syncing source.
-	SyncingForCluster(string, cluster.Cluster) (source.TypedSyncingSource[request], bool, error)
+	SyncingForCluster(multicluster.ClusterName, cluster.Cluster) (source.TypedSyncingSource[request], bool, error)
 
 	// WithProjection returns a source that watches, in each cluster, the object the projection returns for that
 	// cluster instead of the source's object (for example its metadata-only form).
@@ -75,7 +76,7 @@ type kind[object client.Object, request mcreconcile.ClusterAware[request]] struc
 	filters    []ClusterFilterFunc
 }
 
-func (k *kind[object, request]) ForCluster(name string, cl cluster.Cluster) (source.TypedSource[request], bool, error) {
+func (k *kind[object, request]) ForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSource[request], bool, error) {
 	src, ok, err := k.SyncingForCluster(name, cl)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -83,7 +84,7 @@ func (k *kind[object, request]) ForCluster(name string, cl cluster.Cluster) (sou
 	return src, true, nil
 }
 
-func (k *kind[object, request]) SyncingForCluster(name string, cl cluster.Cluster) (source.TypedSyncingSource[request], bool, error) {
+func (k *kind[object, request]) SyncingForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSyncingSource[request], bool, error) {
 	for _, accepts := range k.filters {
 		if !accepts(name, cl) {
 			return nil, false, nil
@@ -117,7 +118,7 @@ func (k *kind[object, request]) SyncingForCluster(name string, cl cluster.Cluste
 // construction (for example an owner type the cluster's scheme does not know); with clusters joining at run time
 // that must become an error naming the cluster, not a crash.
 func buildHandler[object client.Object, request mcreconcile.ClusterAware[request]](
-	build mchandler.TypedEventHandlerFunc[object, request], name string, cl cluster.Cluster,
+	build mchandler.TypedEventHandlerFunc[object, request], name multicluster.ClusterName, cl cluster.Cluster,
 ) (h handler.TypedEventHandler[object, request], err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -32,7 +32,7 @@ type Provider struct {
 }
 
 type pendingCluster struct {
-	name    string
+	name    multicluster.ClusterName
 	cluster cluster.Cluster
 }
 
@@ -76,7 +76,7 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 // is started and engaged at once, and Add returns when it is engaged (or failed). The cluster's lifetime is the
 // provider's run context, never ctx, which only bounds the call. The provider starts the cluster; do not start
 // it yourself.
-func (p *Provider) Add(ctx context.Context, clusterName string, cl cluster.Cluster) error {
+func (p *Provider) Add(ctx context.Context, clusterName multicluster.ClusterName, cl cluster.Cluster) error {
 	p.lock.Lock()
 	if p.runCtx == nil {
 		p.pending = append(p.pending, pendingCluster{name: clusterName, cluster: cl})
@@ -92,7 +92,7 @@ func (p *Provider) Add(ctx context.Context, clusterName string, cl cluster.Clust
 	return p.Clusters.Add(runCtx, clusterName, cl, aware)
 }
 
-func (p *Provider) reportError(err error, clusterName string) {
+func (p *Provider) reportError(err error, clusterName multicluster.ClusterName) {
 	if p.ErrorHandler != nil {
 		p.ErrorHandler(err, "Failed to engage cluster", "cluster", clusterName)
 		return

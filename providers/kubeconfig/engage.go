@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // engageRetry paces the attempts to engage a cluster whose Secret has not changed since the last attempt failed.
@@ -18,7 +19,7 @@ var engageRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, St
 // secretState is what the provider knows of the cluster of one Secret. At most one goroutine (a worker) works on it
 // at a time, always towards the latest desired cluster, so the operations on one name never overlap.
 type secretState struct {
-	name string
+	name multicluster.ClusterName
 
 	// desired is the cluster the Secret describes; nil once it describes none. gen counts its changes.
 	desired *desiredCluster
@@ -35,7 +36,7 @@ type secretState struct {
 
 // want records the cluster a Secret describes (nil for none) and has a worker bring the engaged cluster in line.
 // A cluster that should go is removed at once, which also aborts an attempt to start it that is in flight.
-func (p *Provider) want(name string, d *desiredCluster, why string) error {
+func (p *Provider) want(name multicluster.ClusterName, d *desiredCluster, why string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.runCtx == nil {
@@ -95,7 +96,7 @@ func (p *Provider) want(name string, d *desiredCluster, why string) error {
 }
 
 // present reports whether the clusters set holds a cluster under name.
-func (p *Provider) present(name string) bool {
+func (p *Provider) present(name multicluster.ClusterName) bool {
 	_, err := p.clusters.Get(context.Background(), name)
 	return err == nil
 }
@@ -187,7 +188,7 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 
 // engage builds the cluster of d and adds it under name, replacing a different cluster of that name, and returns
 // once it is engaged or the attempt failed. The cluster's context derives from runCtx, the manager's.
-func (p *Provider) engage(runCtx context.Context, name string, d *desiredCluster) error {
+func (p *Provider) engage(runCtx context.Context, name multicluster.ClusterName, d *desiredCluster) error {
 	cl, err := cluster.New(rest.CopyConfig(d.config), p.clusterOptions(name)...)
 	if err != nil {
 		return fmt.Errorf("building cluster %q from Secret %s/%s: %w", name, d.secret.Namespace, d.secret.Name, err)
@@ -196,7 +197,7 @@ func (p *Provider) engage(runCtx context.Context, name string, d *desiredCluster
 }
 
 // clusterOptions are the options of the cluster named name: the provider's defaults, then Options.ClusterOptions.
-func (p *Provider) clusterOptions(name string) []cluster.Option {
+func (p *Provider) clusterOptions(name multicluster.ClusterName) []cluster.Option {
 	defaults := func(o *cluster.Options) {
 		o.Scheme = p.scheme
 		o.Logger = p.log.WithValues("cluster", name)

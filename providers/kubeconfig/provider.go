@@ -55,7 +55,7 @@ type Provider struct {
 	// watch starts.
 	runCtx context.Context
 	// states holds what the provider knows of each Secret that describes, or described, a cluster.
-	states map[string]*secretState
+	states map[multicluster.ClusterName]*secretState
 	// workers counts the goroutines engaging clusters; the watch waits for them when it stops.
 	workers sync.WaitGroup
 }
@@ -67,7 +67,7 @@ func New(opts Options) *Provider {
 		opts:     opts.osDefaults(),
 		clusters: clusters.New[cluster.Cluster](),
 		log:      logf.Log.WithName(ControllerName),
-		states:   map[string]*secretState{},
+		states:   map[multicluster.ClusterName]*secretState{},
 	}
 	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
 	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
@@ -174,7 +174,7 @@ func (w *secretWatch) NeedLeaderElection() bool {
 // Get returns the cluster of the Secret named clusterName, from the moment the provider starts engaging it (so that
 // no event of a new cluster meets "not found") until its Secret is deleted, loses the label or stops holding a
 // valid kubeconfig. It returns an error matching multicluster.ErrClusterNotFound for any other name.
-func (p *Provider) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	return p.clusters.Get(ctx, clusterName)
 }
 
@@ -186,10 +186,10 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 
 // ListClusters returns the names of the engaged clusters, sorted. Clusters still starting (whose cache has not
 // synced yet) are not listed.
-func (p *Provider) ListClusters() []string {
+func (p *Provider) ListClusters() []multicluster.ClusterName {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := make([]string, 0, len(p.states))
+	names := make([]multicluster.ClusterName, 0, len(p.states))
 	for _, name := range p.clusters.ClusterNames() {
 		if s := p.states[name]; s != nil && s.engaged {
 			names = append(names, name)

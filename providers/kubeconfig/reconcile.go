@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // Reasons of the Events the provider records on Secrets.
@@ -55,12 +56,12 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	secret := &corev1.Secret{}
 	if err := p.secrets.Get(ctx, req.NamespacedName, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, p.want(req.Name, nil, "the Secret was deleted or lost its label")
+			return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret was deleted or lost its label")
 		}
 		return ctrl.Result{}, fmt.Errorf("kubeconfig provider: reading Secret %s: %w", req.NamespacedName, err)
 	}
 	if _, labelled := secret.Labels[p.opts.KubeconfigSecretLabel]; !labelled || secret.DeletionTimestamp != nil {
-		return ctrl.Result{}, p.want(req.Name, nil, "the Secret is being deleted or lost its label")
+		return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret is being deleted or lost its label")
 	}
 
 	d, err := p.desiredFrom(secret)
@@ -73,9 +74,9 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		log.Error(err, "Secret does not describe a usable cluster; the cluster is not engaged",
 			"secret", req.NamespacedName.String(), "key", p.opts.KubeconfigSecretKey, "reason", reason)
 		p.recorder.Event(secret, corev1.EventTypeWarning, reason, err.Error())
-		return ctrl.Result{}, p.want(req.Name, nil, "the Secret does not describe a usable cluster")
+		return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret does not describe a usable cluster")
 	}
-	return ctrl.Result{}, p.want(req.Name, d, "")
+	return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), d, "")
 }
 
 // desiredCluster is the cluster a Secret describes.

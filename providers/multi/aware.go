@@ -27,7 +27,7 @@ type prefixedAware struct {
 
 	mu sync.Mutex
 	// live holds the engagements whose context has not ended, by the cluster's name in the inner provider.
-	live map[string][]*engagement
+	live map[multicluster.ClusterName][]*engagement
 }
 
 // engagement is one cluster engaged through a prefixedAware.
@@ -51,21 +51,21 @@ func newPrefixedAware(ctx context.Context, cancel context.CancelFunc, provider, 
 		log:      log,
 		ctx:      ctx,
 		cancel:   cancel,
-		live:     map[string][]*engagement{},
+		live:     map[multicluster.ClusterName][]*engagement{},
 	}
 }
 
 // Engage engages cl as prefix+name with the downstream Aware, for as long as both ctx and the inner provider's
 // context last. Engaging the same instance with the same context again reuses the first engagement, so it stays a
 // no-op downstream. Once the inner provider is stopped, Engage does nothing.
-func (a *prefixedAware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (a *prefixedAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	e := a.engagement(ctx, name, cl)
 	if e == nil {
 		return nil
 	}
 
-	a.log.V(1).Info("Engaging cluster", "cluster", a.prefix+name)
-	if err := a.aware.Engage(e.ctx, a.prefix+name, cl); err != nil {
+	a.log.V(1).Info("Engaging cluster", "cluster", multicluster.ClusterName(a.prefix+name.String()))
+	if err := a.aware.Engage(e.ctx, multicluster.ClusterName(a.prefix+name.String()), cl); err != nil {
 		return fmt.Errorf("inner provider %q: %w", a.provider, err)
 	}
 	return nil
@@ -73,7 +73,7 @@ func (a *prefixedAware) Engage(ctx context.Context, name string, cl cluster.Clus
 
 // engagement returns the engagement to pass downstream: the live one of the same instance under the same name with
 // the same context, or a new one. It returns nil once the inner provider is stopped.
-func (a *prefixedAware) engagement(ctx context.Context, name string, cl cluster.Cluster) *engagement {
+func (a *prefixedAware) engagement(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) *engagement {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	select {
@@ -88,7 +88,7 @@ func (a *prefixedAware) engagement(ctx context.Context, name string, cl cluster.
 }
 
 // findLocked returns the live engagement of the same instance under the same name with the same context, if any.
-func (a *prefixedAware) findLocked(ctx context.Context, name string, cl cluster.Cluster) *engagement {
+func (a *prefixedAware) findLocked(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) *engagement {
 	for _, e := range a.live[name] {
 		if e.parent == ctx && e.cluster == cl && e.ctx.Err() == nil {
 			return e
@@ -98,7 +98,7 @@ func (a *prefixedAware) findLocked(ctx context.Context, name string, cl cluster.
 }
 
 // trackLocked derives the downstream context of a new engagement and records it until that context ends.
-func (a *prefixedAware) trackLocked(ctx context.Context, name string, cl cluster.Cluster) *engagement {
+func (a *prefixedAware) trackLocked(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) *engagement {
 	derived, cancel := context.WithCancel(ctx)
 	e := &engagement{parent: ctx, cluster: cl, ctx: derived, cancel: cancel}
 	a.live[name] = append(a.live[name], e)
@@ -111,7 +111,7 @@ func (a *prefixedAware) trackLocked(ctx context.Context, name string, cl cluster
 }
 
 // untrack forgets an engagement whose context has ended.
-func (a *prefixedAware) untrack(name string, e *engagement) {
+func (a *prefixedAware) untrack(name multicluster.ClusterName, e *engagement) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	list := a.live[name]

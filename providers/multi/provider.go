@@ -283,8 +283,8 @@ func (p *Provider) RemoveProvider(providerName string) {
 // providerName. The name is split at the first separator. It returns an error matching
 // multicluster.ErrClusterNotFound, naming the cluster, for a name without separator, for a provider name that is
 // not known, and for whatever the inner provider does not know.
-func (p *Provider) Get(ctx context.Context, input string) (cluster.Cluster, error) {
-	providerName, clusterName, ok := strings.Cut(input, p.opts.Separator)
+func (p *Provider) Get(ctx context.Context, input multicluster.ClusterName) (cluster.Cluster, error) {
+	providerName, clusterName, ok := strings.Cut(input.String(), p.opts.Separator)
 	if !ok {
 		return nil, fmt.Errorf("cluster %q: the name has no provider prefix (<provider>%s<cluster>): %w",
 			input, p.opts.Separator, multicluster.ErrClusterNotFound)
@@ -296,7 +296,7 @@ func (p *Provider) Get(ctx context.Context, input string) (cluster.Cluster, erro
 		return nil, fmt.Errorf("cluster %q: no inner provider named %q: %w",
 			input, providerName, multicluster.ErrClusterNotFound)
 	}
-	cl, err := in.provider.Get(ctx, clusterName)
+	cl, err := in.provider.Get(ctx, multicluster.ClusterName(clusterName))
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", input, err)
 	}

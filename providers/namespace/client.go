@@ -91,28 +91,7 @@ func (n *NamespacedClient) Patch(ctx context.Context, obj client.Object, patch c
 // Typed apply configurations (k8s.io/client-go/applyconfigurations) and client.ApplyConfigurationFromUnstructured
 // are supported; a configuration whose namespace cannot be set is refused rather than applied elsewhere.
 func (n *NamespacedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-	ac, err := applyConfigurationAccessor(obj)
-	if err != nil {
-		return fmt.Errorf("virtual cluster %q: %w", n.scope.namespace, err)
-	}
-	gvk, err := ac.groupVersionKind()
-	if err != nil {
-		return fmt.Errorf("virtual cluster %q: %w", n.scope.namespace, err)
-	}
-	namespaced, err := n.scope.isGVKNamespaced(gvk)
-	if err != nil {
-		return err
-	}
-	if !namespaced {
-		return n.Client.Apply(ctx, obj, opts...)
-	}
-	target, err := n.scope.toReal(ac.namespace())
-	if err != nil {
-		return err
-	}
-	ac.setNamespace(target)
-	defer ac.setNamespace(presentedNamespace)
-	return n.Client.Apply(ctx, obj, opts...)
+	return n.scope.applyScoped(obj, func() error { return n.Client.Apply(ctx, obj, opts...) })
 }
 
 // DeleteAllOf deletes the objects of obj's kind matching the options in the virtual cluster's namespace only,
@@ -224,6 +203,40 @@ func (s SubResourceNamespacedClient) Patch(ctx context.Context, obj client.Objec
 	}
 	defer restoreBody()
 	return s.writer.Patch(ctx, obj, patch, opts...)
+}
+
+// Apply applies the apply configuration of obj's sub-resource (for example its status), scoped like the client's
+// Apply: a namespaced object is applied in the virtual cluster's namespace and comes back presented with namespace
+// "default".
+func (s SubResourceNamespacedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	return s.scope.applyScoped(obj, func() error { return s.writer.Apply(ctx, obj, opts...) })
+}
+
+// applyScoped runs apply with obj's namespace rewritten to the real namespace when obj is of a namespaced kind,
+// and presents obj with namespace "default" afterwards, also when apply fails.
+func (s *scope) applyScoped(obj runtime.ApplyConfiguration, apply func() error) error {
+	ac, err := applyConfigurationAccessor(obj)
+	if err != nil {
+		return fmt.Errorf("virtual cluster %q: %w", s.namespace, err)
+	}
+	gvk, err := ac.groupVersionKind()
+	if err != nil {
+		return fmt.Errorf("virtual cluster %q: %w", s.namespace, err)
+	}
+	namespaced, err := s.isGVKNamespaced(gvk)
+	if err != nil {
+		return err
+	}
+	if !namespaced {
+		return apply()
+	}
+	target, err := s.toReal(ac.namespace())
+	if err != nil {
+		return err
+	}
+	ac.setNamespace(target)
+	defer ac.setNamespace(presentedNamespace)
+	return apply()
 }
 
 // applyConfiguration reads and sets the namespace of an apply configuration.

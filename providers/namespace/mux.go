@@ -117,6 +117,39 @@ func (r *scopedRegistration) HasSynced() bool {
 	return reg != nil && reg.HasSynced()
 }
 
+// HasSyncedChecker returns a checker that is done when HasSynced is true. The registration is handed out only after
+// its replay, so it is done at once when the informer had synced before the replay, and otherwise when the mux's
+// own registration has delivered the informer's initial list.
+func (r *scopedRegistration) HasSyncedChecker() toolscache.DoneChecker {
+	if r.syncedAtReplay {
+		return doneChecker{name: r.checkerName(), done: closedChannel}
+	}
+	r.mux.regMu.Lock()
+	reg := r.mux.reg
+	r.mux.regMu.Unlock()
+	return doneChecker{name: r.checkerName(), done: reg.HasSyncedChecker().Done()}
+}
+
+func (r *scopedRegistration) checkerName() string {
+	return fmt.Sprintf("event handler of namespace %q", r.namespace)
+}
+
+// doneChecker is a toolscache.DoneChecker of a channel.
+type doneChecker struct {
+	name string
+	done <-chan struct{}
+}
+
+func (c doneChecker) Name() string          { return c.name }
+func (c doneChecker) Done() <-chan struct{} { return c.done }
+
+// closedChannel is a channel that is closed.
+var closedChannel = func() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
 // directRegistration is the registration of a scoped handler that the mux registered directly on the informer
 // (see addDirect).
 type directRegistration struct {

@@ -37,7 +37,7 @@ type Provider struct {
 	log  logr.Logger
 
 	mu        sync.RWMutex
-	clusters  map[string]*virtualCluster
+	clusters  map[multicluster.ClusterName]*virtualCluster
 	running   bool               // Start runs (until it has stopped everything it started)
 	accepting bool               // Start discovers namespaces
 	aware     multicluster.Aware // set while accepting
@@ -52,7 +52,7 @@ type Provider struct {
 
 // virtualCluster is one discovered namespace and its lifetime.
 type virtualCluster struct {
-	name       string
+	name       multicluster.ClusterName
 	cluster    *NamespacedCluster
 	ctx        context.Context
 	cancel     context.CancelFunc
@@ -65,7 +65,7 @@ func New(cl cluster.Cluster) *Provider {
 	return &Provider{
 		host:     &host{cluster: cl},
 		log:      logf.Log.WithName("namespace-provider"),
-		clusters: map[string]*virtualCluster{},
+		clusters: map[multicluster.ClusterName]*virtualCluster{},
 	}
 }
 
@@ -144,14 +144,14 @@ type namespaceHandler struct {
 
 func (h *namespaceHandler) OnAdd(obj any, _ bool) {
 	if ns, ok := obj.(client.Object); ok {
-		h.provider.add(h.ctx, ns.GetName())
+		h.provider.add(h.ctx, multicluster.ClusterName(ns.GetName()))
 	}
 }
 
 // OnUpdate makes sure the namespace has a virtual cluster: it retries one whose engagement failed.
 func (h *namespaceHandler) OnUpdate(_, newObj any) {
 	if ns, ok := newObj.(client.Object); ok {
-		h.provider.add(h.ctx, ns.GetName())
+		h.provider.add(h.ctx, multicluster.ClusterName(ns.GetName()))
 	}
 }
 
@@ -160,18 +160,18 @@ func (h *namespaceHandler) OnDelete(obj any) {
 		obj = tombstone.Obj
 		if obj == nil {
 			if _, name, err := toolscache.SplitMetaNamespaceKey(tombstone.Key); err == nil {
-				h.provider.remove(name)
+				h.provider.remove(multicluster.ClusterName(name))
 			}
 			return
 		}
 	}
 	if ns, ok := obj.(client.Object); ok {
-		h.provider.remove(ns.GetName())
+		h.provider.remove(multicluster.ClusterName(ns.GetName()))
 	}
 }
 
 // add makes the virtual cluster of a namespace retrievable and queues it to be engaged. It is idempotent.
-func (p *Provider) add(ctx context.Context, name string) {
+func (p *Provider) add(ctx context.Context, name multicluster.ClusterName) {
 	p.mu.Lock()
 	if !p.accepting || ctx.Err() != nil {
 		p.mu.Unlock()
@@ -184,7 +184,7 @@ func (p *Provider) add(ctx context.Context, name string) {
 	clusterCtx, cancel := context.WithCancel(ctx)
 	vc := &virtualCluster{
 		name:       name,
-		cluster:    newNamespacedCluster(p.host, name, p.log),
+		cluster:    newNamespacedCluster(p.host, name.String(), p.log),
 		ctx:        clusterCtx,
 		cancel:     cancel,
 		discovered: time.Now(),
@@ -198,7 +198,7 @@ func (p *Provider) add(ctx context.Context, name string) {
 }
 
 // remove cancels the virtual cluster of a deleted namespace, which disengages it everywhere.
-func (p *Provider) remove(name string) {
+func (p *Provider) remove(name multicluster.ClusterName) {
 	p.mu.Lock()
 	vc := p.clusters[name]
 	delete(p.clusters, name)
@@ -261,7 +261,7 @@ func (p *Provider) engage(vc *virtualCluster, aware multicluster.Aware) {
 		return
 	}
 	if err := aware.Engage(vc.ctx, vc.name, vc.cluster); err != nil {
-		metrics.ClusterErrors.WithLabelValues(vc.name, "provider", "engage").Inc()
+		metrics.ClusterErrors.WithLabelValues(vc.name.String(), "provider", "engage").Inc()
 		p.log.Error(err, "Failed to engage the virtual cluster of a namespace", "cluster", vc.name)
 		p.forget(vc)
 		vc.cancel()
@@ -274,7 +274,7 @@ func (p *Provider) engage(vc *virtualCluster, aware multicluster.Aware) {
 // Get returns the virtual cluster of the named namespace, a *NamespacedCluster, from the moment its Namespace is
 // discovered (before it is engaged) until its context ends. For any other name it returns an error matching
 // multicluster.ErrClusterNotFound that names the cluster.
-func (p *Provider) Get(_ context.Context, clusterName string) (cluster.Cluster, error) {
+func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	p.mu.RLock()
 	vc := p.clusters[clusterName]
 	p.mu.RUnlock()

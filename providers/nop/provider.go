@@ -31,7 +31,7 @@ func (p *Provider) Start(ctx context.Context, _ multicluster.Aware) error {
 }
 
 // Get always returns an error matching multicluster.ErrClusterNotFound.
-func (p *Provider) Get(_ context.Context, clusterName string) (cluster.Cluster, error) {
+func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	return nil, fmt.Errorf("cluster %q: %w", clusterName, multicluster.ErrClusterNotFound)
 }
 

@@ -18,13 +18,13 @@ var (
 
 // Provider provides one cluster under a fixed name.
 type Provider struct {
-	name    string
+	name    multicluster.ClusterName
 	cluster cluster.Cluster
 	set     clusters.Clusters[cluster.Cluster]
 }
 
 // New returns a provider of cl under name. The provider starts cl when it starts; do not start cl yourself.
-func New(name string, cl cluster.Cluster) *Provider {
+func New(name multicluster.ClusterName, cl cluster.Cluster) *Provider {
 	return &Provider{name: name, cluster: cl, set: clusters.New[cluster.Cluster]()}
 }
 
@@ -40,7 +40,7 @@ func (p *Provider) Start(ctx context.Context, mcAware multicluster.Aware) error 
 
 // Get returns the cluster for the provider's name, before and after it is engaged, and an error matching
 // multicluster.ErrClusterNotFound for any other name.
-func (p *Provider) Get(_ context.Context, clusterName string) (cluster.Cluster, error) {
+func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	if clusterName != p.name {
 		return nil, fmt.Errorf("cluster %q: %w", clusterName, multicluster.ErrClusterNotFound)
 	}

@@ -22,14 +22,14 @@ type Provider struct {
 	// Clusters gives the provider Get and IndexField, and does the engaging.
 	clusters.Clusters[cluster.Cluster]
 
-	Discover func(ctx context.Context) (map[string]*rest.Config, error)
+	Discover func(ctx context.Context) (map[multicluster.ClusterName]*rest.Config, error)
 	Interval time.Duration
 }
 
 var _ multicluster.ProviderRunnable = &Provider{}
 
 // New returns a provider polling discover every interval.
-func New(discover func(ctx context.Context) (map[string]*rest.Config, error), interval time.Duration) *Provider {
+func New(discover func(ctx context.Context) (map[multicluster.ClusterName]*rest.Config, error), interval time.Duration) *Provider {
 	return &Provider{Clusters: clusters.New[cluster.Cluster](), Discover: discover, Interval: interval}
 }
 
@@ -52,7 +52,7 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	}
 }
 
-func (p *Provider) sync(ctx context.Context, aware multicluster.Aware, want map[string]*rest.Config) {
+func (p *Provider) sync(ctx context.Context, aware multicluster.Aware, want map[multicluster.ClusterName]*rest.Config) {
 	log := logf.FromContext(ctx)
 	for name, cfg := range want {
 		cl, err := cluster.New(cfg)
