@@ -161,7 +161,9 @@ func (w EngageOptions) merge(other EngageOptions) EngageOptions {
 	if other.clusterFilter != nil {
 		if previous := w.clusterFilter; previous != nil {
 			next := other.clusterFilter
-			w.clusterFilter = func(name multicluster.ClusterName, cl cluster.Cluster) bool { return previous(name, cl) && next(name, cl) }
+			w.clusterFilter = func(name multicluster.ClusterName, cl cluster.Cluster) bool {
+				return previous(name, cl) && next(name, cl)
+			}
 		} else {
 			w.clusterFilter = other.clusterFilter
 		}

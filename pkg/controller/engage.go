@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	mcsource "sigs.k8s.io/multicluster-runtime/pkg/source"
-	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // syncRetry paces the restarts of a per-cluster source that did not sync in time.

@@ -5,8 +5,8 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 // NewFairQueue returns the default queue of multi-cluster controllers: client-go's rate-limiting work queue (with

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 // ClusterFilterFunc decides whether a source watches the named cluster.
