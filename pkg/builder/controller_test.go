@@ -224,9 +224,9 @@ func (c *fakeCluster) GetScheme() *runtime.Scheme { return scheme.Scheme }
 func (c *fakeCluster) GetRESTMapper() meta.RESTMapper { return meta.NewDefaultRESTMapper(nil) }
 
 // mapProvider serves clusters from a map.
-type mapProvider map[string]cluster.Cluster
+type mapProvider map[multicluster.ClusterName]cluster.Cluster
 
-func (p mapProvider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (p mapProvider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	if cl, ok := p[name]; ok {
 		return cl, nil
 	}
@@ -241,11 +241,11 @@ func (p mapProvider) IndexField(context.Context, client.Object, string, client.I
 // fleet clusters when they are engaged.
 type watchedClusters struct {
 	mu    sync.Mutex
-	names []string
+	names []multicluster.ClusterName
 }
 
 func (w *watchedClusters) handler() mchandler.EventHandlerFunc {
-	return func(name string, cl cluster.Cluster) mchandler.EventHandler {
+	return func(name multicluster.ClusterName, cl cluster.Cluster) mchandler.EventHandler {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.names = append(w.names, name)
@@ -253,7 +253,7 @@ func (w *watchedClusters) handler() mchandler.EventHandlerFunc {
 	}
 }
 
-func (w *watchedClusters) get() []string {
+func (w *watchedClusters) get() []multicluster.ClusterName {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Sorted(slices.Values(w.names))
@@ -262,25 +262,25 @@ func (w *watchedClusters) get() []string {
 func TestWatchesEngageOptions(t *testing.T) {
 	a, b := &fakeCluster{}, &fakeCluster{}
 	fleet := mapProvider{"a": a, "b": b}
-	onlyA := func(name string, _ cluster.Cluster) bool { return name == "a" }
-	hostOrA := func(name string, _ cluster.Cluster) bool { return name == "" || name == "a" }
+	onlyA := func(name multicluster.ClusterName, _ cluster.Cluster) bool { return name == "a" }
+	hostOrA := func(name multicluster.ClusterName, _ cluster.Cluster) bool { return name == "" || name == "a" }
 
 	tests := []struct {
 		name     string
 		provider multicluster.Provider
 		opts     func(ctx context.Context) []mcbuilder.WatchesOption
-		want     []string
+		want     []multicluster.ClusterName
 	}{
-		{name: "fleet by default", provider: fleet, want: []string{"a", "b"}},
-		{name: "host and fleet without a provider", provider: nil, want: []string{"", "a", "b"}},
-		{name: "host and fleet with a host-only provider", provider: nop.New(), want: []string{"", "a", "b"}},
+		{name: "fleet by default", provider: fleet, want: []multicluster.ClusterName{"a", "b"}},
+		{name: "host and fleet without a provider", provider: nil, want: []multicluster.ClusterName{"", "a", "b"}},
+		{name: "host and fleet with a host-only provider", provider: nop.New(), want: []multicluster.ClusterName{"", "a", "b"}},
 		{
 			name:     "host added",
 			provider: fleet,
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true)}
 			},
-			want: []string{"", "a", "b"},
+			want: []multicluster.ClusterName{"", "a", "b"},
 		},
 		{
 			name:     "host removed in single-cluster mode",
@@ -288,7 +288,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(false)}
 			},
-			want: []string{"a", "b"},
+			want: []multicluster.ClusterName{"a", "b"},
 		},
 		{
 			name:     "host only",
@@ -298,7 +298,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 					mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 				}
 			},
-			want: []string{""},
+			want: []multicluster.ClusterName{""},
 		},
 		{
 			name:     "nothing",
@@ -314,7 +314,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithClusterFilter(onlyA)}
 			},
-			want: []string{"a"},
+			want: []multicluster.ClusterName{"a"},
 		},
 		{
 			name:     "filter applies to the host",
@@ -322,7 +322,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithClusterFilter(onlyA)}
 			},
-			want: []string{"a"},
+			want: []multicluster.ClusterName{"a"},
 		},
 		{
 			name:     "filter accepting the host",
@@ -330,7 +330,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithClusterFilter(hostOrA)}
 			},
-			want: []string{"", "a"},
+			want: []multicluster.ClusterName{"", "a"},
 		},
 		{
 			name:     "clusters from another provider",
@@ -338,7 +338,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(ctx context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithClustersFromProvider(ctx, mapProvider{"a": a, "b": &fakeCluster{}})}
 			},
-			want: []string{"a"},
+			want: []multicluster.ClusterName{"a"},
 		},
 		{
 			name:     "metadata only",
@@ -346,7 +346,7 @@ func TestWatchesEngageOptions(t *testing.T) {
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.OnlyMetadata, mcbuilder.WithEngageWithLocalCluster(true)}
 			},
-			want: []string{"", "a", "b"},
+			want: []multicluster.ClusterName{"", "a", "b"},
 		},
 	}
 	for _, tt := range tests {
@@ -392,7 +392,7 @@ func TestForAndOwnsEngageOptions(t *testing.T) {
 		{
 			name: "For filtered, Owns not",
 			build: func(b *mcbuilder.Builder) *mcbuilder.Builder {
-				return b.For(&appsv1.ReplicaSet{}, mcbuilder.WithClusterFilter(func(name string, _ cluster.Cluster) bool {
+				return b.For(&appsv1.ReplicaSet{}, mcbuilder.WithClusterFilter(func(name multicluster.ClusterName, _ cluster.Cluster) bool {
 					return name == "a"
 				})).Owns(&corev1.Pod{})
 			},
@@ -413,7 +413,7 @@ func TestForAndOwnsEngageOptions(t *testing.T) {
 			if err := tt.build(mcbuilder.ControllerManagedBy(m)).Complete(noop); err != nil {
 				t.Fatalf("Complete() error = %v", err)
 			}
-			for name, cl := range map[string]cluster.Cluster{"a": a, "b": b} {
+			for name, cl := range map[multicluster.ClusterName]cluster.Cluster{"a": a, "b": b} {
 				if err := m.Engage(t.Context(), name, cl); err != nil {
 					t.Fatalf("Engage(%q) error = %v", name, err)
 				}
@@ -461,7 +461,7 @@ func TestClusterNotFoundWrapperIsAppliedByDefault(t *testing.T) {
 					t.Fatalf("Engage() error = %v", err)
 				}
 
-				_, err = ctrl.Reconcile(t.Context(), mcreconcile.Request{ClusterName: clusterName})
+				_, err = ctrl.Reconcile(t.Context(), mcreconcile.Request{ClusterName: multicluster.ClusterName(clusterName)})
 				if gotErr := err != nil; gotErr != tt.wantErr {
 					t.Errorf("Reconcile() error = %v, want error: %v", err, tt.wantErr)
 				}
@@ -470,26 +470,31 @@ func TestClusterNotFoundWrapperIsAppliedByDefault(t *testing.T) {
 	}
 }
 
+// configMapWebhook defaults and validates ConfigMaps with controller-runtime's typed webhook interfaces.
 type configMapWebhook struct{}
 
-func (configMapWebhook) Default(context.Context, runtime.Object) error { return nil }
+func (configMapWebhook) Default(context.Context, *corev1.ConfigMap) error { return nil }
 
-func (configMapWebhook) ValidateCreate(context.Context, runtime.Object) (admission.Warnings, error) {
+func (configMapWebhook) ValidateCreate(context.Context, *corev1.ConfigMap) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (configMapWebhook) ValidateUpdate(context.Context, runtime.Object, runtime.Object) (admission.Warnings, error) {
+func (configMapWebhook) ValidateUpdate(context.Context, *corev1.ConfigMap, *corev1.ConfigMap) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (configMapWebhook) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
+func (configMapWebhook) ValidateDelete(context.Context, *corev1.ConfigMap) (admission.Warnings, error) {
 	return nil, nil
 }
+
+// untypedWebhook is a webhook written against the deprecated untyped interfaces, which the builder still takes.
+type untypedWebhook struct{}
+
+func (untypedWebhook) Default(context.Context, runtime.Object) error { return nil }
 
 func TestWebhookManagedBy(t *testing.T) {
 	host := newManager(t, nil).GetLocalManager()
-	err := mcbuilder.WebhookManagedBy(host).
-		For(&corev1.ConfigMap{}).
+	err := mcbuilder.WebhookManagedBy(host, &corev1.ConfigMap{}).
 		WithDefaulter(configMapWebhook{}).
 		WithValidator(configMapWebhook{}).
 		WithLogConstructor(func(base logr.Logger, _ *admission.Request) logr.Logger { return base }).
@@ -507,12 +512,11 @@ func TestWebhookManagedBy(t *testing.T) {
 	}
 }
 
-func TestWebhookManagedByCustomPath(t *testing.T) {
+func TestWebhookManagedByCustomPathAndUntypedDefaulter(t *testing.T) {
 	host := newManager(t, nil).GetLocalManager()
-	if err := mcbuilder.WebhookManagedBy(host).
-		For(&corev1.Secret{}).
-		WithDefaulter(configMapWebhook{}).
-		WithCustomPath("/custom-secret-defaulter").
+	if err := mcbuilder.WebhookManagedBy(host, &corev1.Secret{}).
+		WithCustomDefaulter(untypedWebhook{}). //nolint:staticcheck // the deprecated path must keep working
+		WithDefaulterCustomPath("/custom-secret-defaulter").
 		Complete(); err != nil {
 		t.Fatalf("Complete() error = %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
@@ -85,16 +86,16 @@ func ExampleWithEngageWithLocalCluster() {
 		).
 		// Namespaces of every fleet cluster map to that cluster's inventory on the host.
 		Watches(&corev1.Namespace{}, mchandler.EnqueueRequestsFromClusterMapFunc(
-			func(_ context.Context, clusterName string, _ client.Object) []mcreconcile.Request {
+			func(_ context.Context, clusterName multicluster.ClusterName, _ client.Object) []mcreconcile.Request {
 				return []mcreconcile.Request{{
-					Request:     ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "inventory", Name: clusterName}},
+					Request:     ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "inventory", Name: clusterName.String()}},
 					ClusterName: mcmanager.LocalCluster,
 				}}
 			},
 		)).
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 			// req.ClusterName is always the host here; req.Name is the fleet cluster to take stock of.
-			fleetCluster, err := mgr.GetCluster(ctx, req.Name)
+			fleetCluster, err := mgr.GetCluster(ctx, multicluster.ClusterName(req.Name))
 			if err != nil {
 				return ctrl.Result{}, err
 			}

@@ -66,7 +66,7 @@ func TestEngageOptionsMerge(t *testing.T) {
 			opts: []EngageOptions{
 				WithEngageWithLocalCluster(true),
 				WithEngageWithProviderClusters(false),
-				WithClusterFilter(func(string, cluster.Cluster) bool { return true }),
+				WithClusterFilter(func(multicluster.ClusterName, cluster.Cluster) bool { return true }),
 				{},
 			},
 			wantLocal:     "true",
@@ -88,32 +88,36 @@ func TestEngageOptionsMerge(t *testing.T) {
 }
 
 func TestEngageOptionsFiltersAreANDed(t *testing.T) {
-	prefixA := WithClusterFilter(func(name string, _ cluster.Cluster) bool { return strings.HasPrefix(name, "a") })
-	suffix1 := WithClusterFilter(func(name string, _ cluster.Cluster) bool { return strings.HasSuffix(name, "1") })
+	prefixA := WithClusterFilter(func(name multicluster.ClusterName, _ cluster.Cluster) bool {
+		return strings.HasPrefix(name.String(), "a")
+	})
+	suffix1 := WithClusterFilter(func(name multicluster.ClusterName, _ cluster.Cluster) bool {
+		return strings.HasSuffix(name.String(), "1")
+	})
 
 	tests := []struct {
 		name string
 		opts []EngageOptions
-		want map[string]bool
+		want map[multicluster.ClusterName]bool
 	}{
 		{
 			name: "no filter accepts everything",
-			want: map[string]bool{"a1": true, "a2": true, "b1": true, "": true},
+			want: map[multicluster.ClusterName]bool{"a1": true, "a2": true, "b1": true, "": true},
 		},
 		{
 			name: "one filter",
 			opts: []EngageOptions{prefixA},
-			want: map[string]bool{"a1": true, "a2": true, "b1": false, "": false},
+			want: map[multicluster.ClusterName]bool{"a1": true, "a2": true, "b1": false, "": false},
 		},
 		{
 			name: "two filters",
 			opts: []EngageOptions{prefixA, suffix1},
-			want: map[string]bool{"a1": true, "a2": false, "b1": false, "": false},
+			want: map[multicluster.ClusterName]bool{"a1": true, "a2": false, "b1": false, "": false},
 		},
 		{
 			name: "a filter survives options without one",
 			opts: []EngageOptions{prefixA, WithEngageWithLocalCluster(true), suffix1, WithEngageWithProviderClusters(true)},
-			want: map[string]bool{"a1": true, "a2": false, "b1": false, "": false},
+			want: map[multicluster.ClusterName]bool{"a1": true, "a2": false, "b1": false, "": false},
 		},
 	}
 	for _, tt := range tests {
@@ -131,10 +135,10 @@ func TestEngageOptionsFiltersAreANDed(t *testing.T) {
 
 func TestEngageOptionsMergeDoesNotAliasFilters(t *testing.T) {
 	// Merging into one input must not change the options it was merged from, which another input may share.
-	base := WithClusterFilter(func(name string, _ cluster.Cluster) bool { return name != "x" })
+	base := WithClusterFilter(func(name multicluster.ClusterName, _ cluster.Cluster) bool { return name != "x" })
 	var first, second ForInput
 	base.ApplyToFor(&first)
-	WithClusterFilter(func(string, cluster.Cluster) bool { return false }).ApplyToFor(&first)
+	WithClusterFilter(func(multicluster.ClusterName, cluster.Cluster) bool { return false }).ApplyToFor(&first)
 	base.ApplyToFor(&second)
 
 	if first.accepts("a", nil) {
@@ -155,9 +159,9 @@ type fakeCluster struct {
 func (c *fakeCluster) GetScheme() *runtime.Scheme { return c.scheme }
 
 // mapProvider serves clusters from a map.
-type mapProvider map[string]cluster.Cluster
+type mapProvider map[multicluster.ClusterName]cluster.Cluster
 
-func (p mapProvider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (p mapProvider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	if cl, ok := p[name]; ok {
 		return cl, nil
 	}
@@ -174,7 +178,7 @@ func TestWithClustersFromProvider(t *testing.T) {
 	opts := WithClustersFromProvider(t.Context(), provider)
 
 	tests := []struct {
-		name    string
+		name    multicluster.ClusterName
 		cluster cluster.Cluster
 		want    bool
 	}{

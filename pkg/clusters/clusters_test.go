@@ -57,7 +57,7 @@ func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
 // nopAware accepts every engagement.
 type nopAware struct{}
 
-func (nopAware) Engage(context.Context, string, cluster.Cluster) error { return nil }
+func (nopAware) Engage(context.Context, multicluster.ClusterName, cluster.Cluster) error { return nil }
 
 func TestGetUnknown(t *testing.T) {
 	cs := clusters.New[*fakeCluster]()
@@ -96,16 +96,16 @@ func TestClusterNamesAndGet(t *testing.T) {
 		t.Errorf("ClusterNames() of a new set = %q, want none", names)
 	}
 
-	added := map[string]*fakeCluster{}
-	for _, name := range []string{"zeta", "alpha", "mu", "beta"} {
-		cl := &fakeCluster{host: name}
+	added := map[multicluster.ClusterName]*fakeCluster{}
+	for _, name := range []multicluster.ClusterName{"zeta", "alpha", "mu", "beta"} {
+		cl := &fakeCluster{host: name.String()}
 		if err := cs.Add(t.Context(), name, cl, nopAware{}); err != nil {
 			t.Fatalf("Add(%q) error = %v", name, err)
 		}
 		added[name] = cl
 	}
 
-	if got, want := cs.ClusterNames(), []string{"alpha", "beta", "mu", "zeta"}; !slices.Equal(got, want) {
+	if got, want := cs.ClusterNames(), []multicluster.ClusterName{"alpha", "beta", "mu", "zeta"}; !slices.Equal(got, want) {
 		t.Errorf("ClusterNames() = %q, want %q", got, want)
 	}
 	for name, want := range added {
@@ -119,7 +119,7 @@ func TestClusterNamesAndGet(t *testing.T) {
 
 	cs.Remove("mu")
 	cs.Remove("never-added")
-	if got, want := cs.ClusterNames(), []string{"alpha", "beta", "zeta"}; !slices.Equal(got, want) {
+	if got, want := cs.ClusterNames(), []multicluster.ClusterName{"alpha", "beta", "zeta"}; !slices.Equal(got, want) {
 		t.Errorf("ClusterNames() after Remove = %q, want %q", got, want)
 	}
 	if _, err := cs.Get(t.Context(), "mu"); !errors.Is(err, multicluster.ErrClusterNotFound) {

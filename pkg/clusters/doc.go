@@ -6,6 +6,11 @@ clusters added later, and stops a cluster by cancelling its context.
 A provider embeds Clusters[T] (which gives it Get and IndexField) and calls Add, AddOrReplace and Remove from its
 discovery loop.
 
+Registry[T] is the lighter sibling for components that only need to know which clusters are engaged: a name →
+cluster map that starts nothing. It is a multicluster.Aware, so it can be engaged like any controller (a cluster
+stays registered while the context it was engaged with lives), and it serves Get for a provider that hands out
+clusters something else runs.
+
 Guarantees:
 
   - A cluster is retrievable with Get from before it is engaged until its context ends, so no event of a new

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mccontext "sigs.k8s.io/multicluster-runtime/pkg/context"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -16,7 +17,7 @@ func TestClusterFrom(t *testing.T) {
 	tests := []struct {
 		name   string
 		ctx    func(context.Context) context.Context
-		want   string
+		want   multicluster.ClusterName
 		wantOK bool
 	}{
 		{
@@ -82,7 +83,7 @@ func TestWithClusterDoesNotModifyParent(t *testing.T) {
 func TestReconcilerWithClusterInContext(t *testing.T) {
 	tests := []struct {
 		name    string
-		cluster string
+		cluster multicluster.ClusterName
 	}{
 		{name: "fleet cluster", cluster: "c"},
 		{name: "host cluster", cluster: ""},
@@ -95,7 +96,7 @@ func TestReconcilerWithClusterInContext(t *testing.T) {
 			var (
 				calls     int
 				gotReq    reconcile.Request
-				gotName   string
+				gotName   multicluster.ClusterName
 				gotInCtx  bool
 				gotParent any
 			)
@@ -110,7 +111,7 @@ func TestReconcilerWithClusterInContext(t *testing.T) {
 
 			ctx := context.WithValue(t.Context(), parentKey{}, "kept")
 			res, err := mccontext.ReconcilerWithClusterInContext(inner).Reconcile(ctx,
-				mcreconcile.Request{Request: reconcile.Request{NamespacedName: key}, ClusterName: tt.cluster})
+				mcreconcile.Request{Request: reconcile.Request{NamespacedName: key}, ClusterName: multicluster.ClusterName(tt.cluster)})
 			if err != nil {
 				t.Fatalf("Reconcile() error = %v", err)
 			}

@@ -11,7 +11,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -123,17 +122,14 @@ func defaultLogConstructor[request mcreconcile.ClusterAware[request]](base logr.
 	}
 }
 
-// defaultNewQueue is controller-runtime's priority queue when UsePriorityQueue is set, and NewFairQueue otherwise.
+// defaultNewQueue is the queue of controllers whose NewQueue option is not set: NewFairPriorityQueue, fair across
+// clusters with priorities within each, unless UsePriorityQueue is false, then NewFairQueue, fair across clusters
+// and first in first out within each.
 func defaultNewQueue[request mcreconcile.ClusterAware[request]](options controller.TypedOptions[request]) func(string, workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
-	return func(controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
-		if ptr.Deref(options.UsePriorityQueue, false) {
-			return priorityqueue.New(controllerName, func(o *priorityqueue.Opts[request]) {
-				o.Log = options.Logger.WithValues("controller", controllerName)
-				o.RateLimiter = rateLimiter
-			})
-		}
-		return NewFairQueue(controllerName, rateLimiter)
+	if ptr.Deref(options.UsePriorityQueue, true) {
+		return NewFairPriorityQueue[request]
 	}
+	return NewFairQueue[request]
 }
 
 // mcController implements TypedController by wrapping a controller-runtime controller: the inner controller owns

@@ -72,7 +72,7 @@ func newFakeSource() *fakeSource {
 	return &fakeSource{started: make(chan startedSource, 100)}
 }
 
-func (s *fakeSource) ForCluster(name string, _ cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
+func (s *fakeSource) ForCluster(name multicluster.ClusterName, _ cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
 	s.mu.Lock()
 	s.asked = append(s.asked, name)
 	s.mu.Unlock()

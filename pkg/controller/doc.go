@@ -16,6 +16,13 @@ Guarantees:
     name, counted in metrics and restarted with backoff; it never fails the controller or the manager.
   - When a cluster's context ends, its event handlers are removed, its requests still queued are dropped when they
     come up, no reconcile starts for it, and reconciles in flight for it see their context cancelled.
+  - The controller's queue is fair across clusters: clusters with pending requests are served round-robin, one
+    request per turn, so a cluster's backlog never holds back another cluster's requests. By default it is
+    NewFairPriorityQueue, a priority queue like controller-runtime's (the default there since v0.23): within a
+    cluster, requests of higher priority go first, so requeues at the priority a reconcile's Result asks for and
+    new events come before the low-priority requests of a cache's initial list. Setting UsePriorityQueue to false
+    selects NewFairQueue (fair, first in first out within each cluster); a NewQueue option wins over both, and
+    NewFIFOQueue, or controller-runtime's priorityqueue.New, turns fairness off.
   - Reconcilers find the cluster name in their context (see package sigs.k8s.io/multicluster-runtime/pkg/context)
     and in their logger, under the key "cluster".
 

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"container/heap"
+	"slices"
 	"sync"
 
 	"k8s.io/client-go/util/workqueue"
@@ -9,32 +11,34 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
-// NewFairQueue returns the default queue of multi-cluster controllers: client-go's rate-limiting work queue (with
-// its deduplication of pending requests, rate-limited requeues, delayed adds, the guarantee that no request is
-// handed to two workers at once, and the workqueue metrics under controllerName), whose pending requests are
-// served fairly across clusters: each cluster with pending requests gets one turn per round, so a cluster with a
-// deep backlog gets its share of the workers, not all of them. Requests of a cluster that has been disengaged
-// (ForgetCluster) are handed out first, and the controller drops them without reconciling.
+// NewFairQueue returns a queue that is fair across clusters and first in first out within each cluster, without
+// priorities: client-go's rate-limiting work queue (with its deduplication of pending requests, rate-limited
+// requeues, delayed adds, the guarantee that no request is handed to two workers at once, and the workqueue
+// metrics under controllerName), whose pending requests are served fairly across clusters: each cluster with
+// pending requests gets one turn per round, so a cluster with a deep backlog gets its share of the workers, not
+// all of them, and a cluster that had nothing pending waits at most one round. Requests of a cluster that has been
+// disengaged (ForgetCluster) are handed out first, and the controller drops them without reconciling.
 //
-// To turn fairness off, set the controller's UsePriorityQueue option (controller-runtime's priority queue) or
-// NewQueue to NewFIFOQueue.
+// It is the queue of controllers whose UsePriorityQueue option is false. The default is NewFairPriorityQueue, which
+// is as fair across clusters and also honours priorities within each cluster. To turn fairness off, set the
+// controller's NewQueue option to NewFIFOQueue.
 func NewFairQueue[request mcreconcile.ClusterAware[request]](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
-	fifo := newFairFIFO[request]()
+	order := newFairOrder[request](false)
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, workqueue.TypedRateLimitingQueueConfig[request]{
 		Name: controllerName,
 		DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[request]{
 			Name: controllerName,
 			Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[request]{
 				Name:  controllerName,
-				Queue: fifo,
+				Queue: order,
 			}),
 		}),
 	})
-	return &fairQueue[request]{TypedRateLimitingInterface: queue, fifo: fifo}
+	return &fairQueue[request]{TypedRateLimitingInterface: queue, order: order}
 }
 
-// NewFIFOQueue returns controller-runtime's default queue: client-go's rate-limiting work queue, first in first
-// out across all clusters.
+// NewFIFOQueue returns controller-runtime's queue without priorities: client-go's rate-limiting work queue, first
+// in first out across all clusters. It is not fair: a cluster's backlog delays every other cluster's requests.
 func NewFIFOQueue[request comparable](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 	return workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, workqueue.TypedRateLimitingQueueConfig[request]{
 		Name: controllerName,
@@ -49,134 +53,263 @@ type clusterForgetter interface {
 // fairQueue is the queue returned by NewFairQueue.
 type fairQueue[request mcreconcile.ClusterAware[request]] struct {
 	workqueue.TypedRateLimitingInterface[request]
-	fifo *fairFIFO[request]
+	order *fairOrder[request]
 }
 
 // ForgetCluster moves the cluster's pending requests to the front of the queue, to be dropped.
 func (q *fairQueue[request]) ForgetCluster(clusterName multicluster.ClusterName) {
-	q.fifo.forgetCluster(clusterName)
+	q.order.forgetCluster(clusterName)
 }
 
-// fairFIFO is the order in which a work queue hands out its pending items: a FIFO per cluster, served round-robin.
-// The work queue calls it under its own lock; forgetCluster comes from elsewhere, hence mu.
-type fairFIFO[request mcreconcile.ClusterAware[request]] struct {
+// fairOrder is the order in which a client-go work queue hands out its pending items: each cluster's pending
+// items by priority (higher first), then in the order they became pending (or were raised to their priority);
+// the clusters with pending items are served round-robin, one item per turn. Items of forgotten clusters go before
+// everything else.
+//
+// The work queue calls Push, Pop, Len and Touch under its own lock, and never has the same item twice in its
+// order. The other methods come from elsewhere, hence mu; they never call the work queue.
+//
+// Priorities reach Push and Touch through want: the work queue's Add knows nothing of them.
+type fairOrder[request mcreconcile.ClusterAware[request]] struct {
 	mu       sync.Mutex
-	buckets  map[multicluster.ClusterName]*bucket[request]
-	ring     []*bucket[request] // clusters with pending items, in serving order
-	next     int                // index in ring of the cluster served next
-	draining []request          // items of forgotten clusters, served first
-	length   int
+	clusters map[multicluster.ClusterName]*clusterItems[request] // clusters with pending items
+	ring     []*clusterItems[request]                            // the same clusters, in serving order
+	next     int                                                 // index in ring of the cluster served next
+	items    map[request]*pendingItem[request]                   // every pending item, of clusters and draining
+	draining []*pendingItem[request]                             // items of forgotten clusters, served first
+	seq      uint64                                              // counts the items becoming pending or raised
+
+	// wanted is, per item, the highest priority asked for by adds that Push or Touch have not seen yet.
+	wanted map[request]int
+	// popped is, per item handed out, the priority it had, until GetWithPriority takes it; nil if not tracked.
+	popped map[request]int
 }
 
-// bucket is the FIFO of one cluster's pending items.
-type bucket[request any] struct {
+// pendingItem is an item in the order.
+type pendingItem[request any] struct {
+	item     request
+	priority int
+	seq      uint64
+	index    int  // in its cluster's heap
+	draining bool // its cluster was forgotten
+}
+
+// clusterItems are the pending items of one cluster, a heap by priority then seq.
+type clusterItems[request any] struct {
 	cluster multicluster.ClusterName
-	items   []request
-	head    int
+	heap    itemHeap[request]
 }
 
-var _ workqueue.Queue[mcreconcile.Request] = &fairFIFO[mcreconcile.Request]{}
+var _ workqueue.Queue[mcreconcile.Request] = &fairOrder[mcreconcile.Request]{}
 
-func newFairFIFO[request mcreconcile.ClusterAware[request]]() *fairFIFO[request] {
-	return &fairFIFO[request]{buckets: map[multicluster.ClusterName]*bucket[request]{}}
+// newFairOrder returns an empty order; trackPops makes Pop record the priority of what it hands out, for takePopped.
+func newFairOrder[request mcreconcile.ClusterAware[request]](trackPops bool) *fairOrder[request] {
+	o := &fairOrder[request]{
+		clusters: map[multicluster.ClusterName]*clusterItems[request]{},
+		items:    map[request]*pendingItem[request]{},
+		wanted:   map[request]int{},
+	}
+	if trackPops {
+		o.popped = map[request]int{}
+	}
+	return o
 }
 
-// Touch does nothing: an item keeps its place when it is added again.
-func (f *fairFIFO[request]) Touch(request) {}
-
-// Push appends the item to its cluster's FIFO; a cluster that had nothing pending joins the end of the round.
-func (f *fairFIFO[request]) Push(item request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b, ok := f.buckets[item.Cluster()]
-	if !ok {
-		b = &bucket[request]{cluster: item.Cluster()}
-		f.buckets[b.cluster] = b
+// want records that an add is about to ask for the item at priority; the next Push or Touch of the item takes
+// the highest priority recorded.
+func (o *fairOrder[request]) want(item request, priority int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if old, ok := o.wanted[item]; !ok || priority > old {
+		o.wanted[item] = priority
 	}
-	if b.head == len(b.items) {
-		// The cluster had nothing pending: it joins the round just before the cluster served next, so it waits
-		// one full round at most.
-		f.ring = append(f.ring, nil)
-		copy(f.ring[f.next+1:], f.ring[f.next:])
-		f.ring[f.next] = b
-		f.next++
-		if f.next >= len(f.ring) {
-			f.next = 0
-		}
-	}
-	b.items = append(b.items, item)
-	f.length++
 }
 
-// Len returns the number of pending items.
-func (f *fairFIFO[request]) Len() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.length
+// absorb raises the priority of the item if it is pending, or of the add that is about to make it pending (want
+// has been called for it), and reports whether it did: a delayed add of such an item adds nothing.
+func (o *fairOrder[request]) absorb(item request, priority int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.items[item]; ok {
+		o.raiseLocked(item, priority)
+		return true
+	}
+	if old, ok := o.wanted[item]; ok {
+		o.wanted[item] = max(old, priority)
+		return true
+	}
+	return false
 }
 
-// Pop returns the next item: a forgotten cluster's item if there is one, else the oldest item of the cluster whose
-// turn it is. The work queue calls it only when Len is not zero.
-func (f *fairFIFO[request]) Pop() request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var zero request
-	if f.length == 0 {
-		return zero
-	}
-	f.length--
-	if len(f.draining) > 0 {
-		item := f.draining[0]
-		f.draining[0] = zero
-		f.draining = f.draining[1:]
-		return item
-	}
-
-	if f.next >= len(f.ring) {
-		f.next = 0
-	}
-	b := f.ring[f.next]
-	item := b.items[b.head]
-	b.items[b.head] = zero
-	b.head++
-	if b.head == len(b.items) {
-		// Empty: leave the round; the next cluster moves into this slot.
-		b.items, b.head = b.items[:0], 0
-		f.ring = append(f.ring[:f.next], f.ring[f.next+1:]...)
-		delete(f.buckets, b.cluster)
-	} else {
-		if b.head > 64 && b.head*2 > len(b.items) {
-			b.items = append(b.items[:0], b.items[b.head:]...)
-			b.head = 0
-		}
-		f.next++
-	}
-	if f.next >= len(f.ring) {
-		f.next = 0
-	}
-	return item
-}
-
-// forgetCluster moves the cluster's pending items to the draining list, served before anything else.
-func (f *fairFIFO[request]) forgetCluster(cluster multicluster.ClusterName) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b, ok := f.buckets[cluster]
+// Touch is called by the work queue when a pending item is added again: it takes the priority that add asked for,
+// if higher than the item's.
+func (o *fairOrder[request]) Touch(item request) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	priority, ok := o.wanted[item]
 	if !ok {
 		return
 	}
-	delete(f.buckets, cluster)
-	f.draining = append(f.draining, b.items[b.head:]...)
-	for i, other := range f.ring {
-		if other == b {
-			f.ring = append(f.ring[:i], f.ring[i+1:]...)
-			if f.next > i {
-				f.next--
-			}
-			break
+	delete(o.wanted, item)
+	o.raiseLocked(item, priority)
+}
+
+// raiseLocked gives a pending item a higher priority; it then comes after the items that already had that
+// priority, as if it had just been added.
+func (o *fairOrder[request]) raiseLocked(item request, priority int) {
+	it := o.items[item]
+	if it == nil || it.draining || priority <= it.priority {
+		return
+	}
+	it.priority = priority
+	it.seq = o.nextSeq()
+	heap.Fix(&o.clusters[item.Cluster()].heap, it.index)
+}
+
+func (o *fairOrder[request]) nextSeq() uint64 {
+	o.seq++
+	return o.seq
+}
+
+// Push adds an item at the priority wanted for it (0 if none); a cluster that had nothing pending joins the end of
+// the round.
+func (o *fairOrder[request]) Push(item request) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	priority := o.wanted[item]
+	delete(o.wanted, item)
+
+	name := item.Cluster()
+	c, ok := o.clusters[name]
+	if !ok {
+		c = &clusterItems[request]{cluster: name}
+		o.clusters[name] = c
+		// The cluster joins the round just before the cluster served next, so it waits one full round at most.
+		o.ring = slices.Insert(o.ring, o.next, c)
+		o.next++
+		if o.next >= len(o.ring) {
+			o.next = 0
 		}
 	}
-	if f.next >= len(f.ring) {
-		f.next = 0
+	it := &pendingItem[request]{item: item, priority: priority, seq: o.nextSeq()}
+	o.items[item] = it
+	heap.Push(&c.heap, it)
+}
+
+// Len returns the number of pending items.
+func (o *fairOrder[request]) Len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.items)
+}
+
+// Pop returns the next item: a forgotten cluster's item if there is one, else the first item of the cluster whose
+// turn it is. The work queue calls it only when Len is not zero.
+func (o *fairOrder[request]) Pop() request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var it *pendingItem[request]
+	switch {
+	case len(o.draining) > 0:
+		it = o.draining[0]
+		o.draining[0] = nil
+		o.draining = o.draining[1:]
+	case len(o.ring) > 0:
+		if o.next >= len(o.ring) {
+			o.next = 0
+		}
+		c := o.ring[o.next]
+		it = heap.Pop(&c.heap).(*pendingItem[request])
+		if c.heap.Len() == 0 {
+			// Empty: leave the round; the next cluster moves into this slot.
+			o.ring = slices.Delete(o.ring, o.next, o.next+1)
+			delete(o.clusters, c.cluster)
+		} else {
+			o.next++
+		}
+		if o.next >= len(o.ring) {
+			o.next = 0
+		}
+	default:
+		var zero request
+		return zero
 	}
+	delete(o.items, it.item)
+	if o.popped != nil {
+		o.popped[it.item] = it.priority
+	}
+	return it.item
+}
+
+// takePopped returns the priority the item was handed out with, and forgets it.
+func (o *fairOrder[request]) takePopped(item request) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	priority := o.popped[item]
+	delete(o.popped, item)
+	return priority
+}
+
+// forgetCluster moves the cluster's pending items to the draining list, served before anything else.
+func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c, ok := o.clusters[name]
+	if !ok {
+		return
+	}
+	delete(o.clusters, name)
+	items := []*pendingItem[request](c.heap)
+	slices.SortFunc(items, func(a, b *pendingItem[request]) int {
+		if c.heap.less(a, b) {
+			return -1
+		}
+		return 1
+	})
+	for _, it := range items {
+		it.draining = true
+		it.index = -1
+	}
+	o.draining = append(o.draining, items...)
+	i := slices.Index(o.ring, c)
+	o.ring = slices.Delete(o.ring, i, i+1)
+	if o.next > i {
+		o.next--
+	}
+	if o.next >= len(o.ring) {
+		o.next = 0
+	}
+}
+
+// itemHeap orders pending items by priority, higher first, then by seq, lower first.
+type itemHeap[request any] []*pendingItem[request]
+
+func (h itemHeap[request]) less(a, b *pendingItem[request]) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	return a.seq < b.seq
+}
+
+func (h itemHeap[request]) Len() int           { return len(h) }
+func (h itemHeap[request]) Less(i, j int) bool { return h.less(h[i], h[j]) }
+func (h itemHeap[request]) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+
+func (h *itemHeap[request]) Push(x any) {
+	it := x.(*pendingItem[request])
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+
+func (h *itemHeap[request]) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	it.index = -1
+	return it
 }

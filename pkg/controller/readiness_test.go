@@ -13,13 +13,14 @@ import (
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 // gatedSource is a multi-cluster source whose per-cluster sources sync only once their cluster's gate is opened.
 type gatedSource struct{ gates map[string]chan struct{} }
 
-func (s *gatedSource) ForCluster(name string, _ cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
+func (s *gatedSource) ForCluster(name multicluster.ClusterName, _ cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
 	return &gatedClusterSource{gate: s.gates[name]}, true, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -31,10 +32,10 @@ func ExampleEnqueueRequestsFromClusterMapFunc() {
 	err := mcbuilder.ControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)).
 		Watches(&corev1.Secret{}, mchandler.EnqueueRequestsFromClusterMapFunc(
-			func(_ context.Context, clusterName string, obj client.Object) []mcreconcile.Request {
+			func(_ context.Context, clusterName multicluster.ClusterName, obj client.Object) []mcreconcile.Request {
 				return []mcreconcile.Request{{
 					Request: ctrl.Request{NamespacedName: types.NamespacedName{
-						Namespace: clusterName, // one namespace per fleet cluster on the host
+						Namespace: clusterName.String(), // one namespace per fleet cluster on the host
 						Name:      obj.GetName(),
 					}},
 					ClusterName: mcmanager.LocalCluster,
@@ -57,7 +58,7 @@ func ExampleLift() {
 	defer queue.ShutDown()
 
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "nginx"}}
-	for _, clusterName := range []string{"eu-1", "us-2"} {
+	for _, clusterName := range []multicluster.ClusterName{"eu-1", "us-2"} {
 		// The controller builds the handler of each cluster when the cluster is engaged.
 		h := lifted(clusterName, nil)
 		h.Create(context.TODO(), event.CreateEvent{Object: pod}, queue)

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -47,7 +48,7 @@ func pod(namespace, name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 }
 
-func req(clusterName, namespace, name string) mcreconcile.Request {
+func req(clusterName multicluster.ClusterName, namespace, name string) mcreconcile.Request {
 	return mcreconcile.Request{
 		Request:     reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}},
 		ClusterName: clusterName,
@@ -155,7 +156,7 @@ func TestLiftBuildsOneHandlerPerCluster(t *testing.T) {
 	q := newQueue[mcreconcile.Request](t)
 
 	for _, clusterName := range []string{"a", "b", ""} {
-		lifted(clusterName, nil).Create(t.Context(), event.CreateEvent{Object: pod("ns", "name")}, q)
+		lifted(multicluster.ClusterName(clusterName), nil).Create(t.Context(), event.CreateEvent{Object: pod("ns", "name")}, q)
 	}
 
 	want := []mcreconcile.Request{req("a", "ns", "name"), req("b", "ns", "name"), req("", "ns", "name")}
@@ -197,7 +198,7 @@ func TestTypedInjectClusterOverridesTheRequestCluster(t *testing.T) {
 	q := newQueue[mcreconcile.Request](t)
 
 	for _, clusterName := range []string{"a", "b", ""} {
-		sendAll(t.Context(), h(clusterName, nil), pod("ns", clusterName+"-obj"), q)
+		sendAll(t.Context(), h(multicluster.ClusterName(clusterName), nil), pod("ns", clusterName+"-obj"), q)
 	}
 
 	want := []mcreconcile.Request{req("a", "ns", "a-obj"), req("b", "ns", "b-obj"), req("", "ns", "-obj")}
@@ -257,11 +258,11 @@ func TestTypedEnqueueRequestsFromMapFuncWithClusterPreservation(t *testing.T) {
 
 func TestTypedEnqueueRequestsFromClusterMapFunc(t *testing.T) {
 	var seen []string
-	fn := func(_ context.Context, clusterName string, obj client.Object) []mcreconcile.Request {
-		seen = append(seen, clusterName)
+	fn := func(_ context.Context, clusterName multicluster.ClusterName, obj client.Object) []mcreconcile.Request {
+		seen = append(seen, clusterName.String())
 		// Mirror every object of a fleet cluster onto the host cluster, and keep one copy where it came from.
 		return []mcreconcile.Request{
-			req("", clusterName, obj.GetName()),
+			req("", clusterName.String(), obj.GetName()),
 			req(clusterName, obj.GetNamespace(), obj.GetName()),
 		}
 	}

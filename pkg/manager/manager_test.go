@@ -56,7 +56,7 @@ func (c *fakeCluster) String() string { return c.name }
 // engagement is one call of Engage.
 type engagement struct {
 	ctx     context.Context
-	name    string
+	name    multicluster.ClusterName
 	cluster cluster.Cluster
 }
 
@@ -72,7 +72,7 @@ func (r *fakeRunnable) Start(ctx context.Context) error {
 	return nil
 }
 
-func (r *fakeRunnable) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (r *fakeRunnable) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.engaged = append(r.engaged, engagement{ctx: ctx, name: name, cluster: cl})
@@ -86,9 +86,9 @@ func (r *fakeRunnable) engagements() []engagement {
 }
 
 // engagedNames lists the names r was engaged with, in order.
-func (r *fakeRunnable) engagedNames() []string {
+func (r *fakeRunnable) engagedNames() []multicluster.ClusterName {
 	engagements := r.engagements()
-	names := make([]string, 0, len(engagements))
+	names := make([]multicluster.ClusterName, 0, len(engagements))
 	for _, e := range engagements {
 		names = append(names, e.name)
 	}
@@ -97,12 +97,12 @@ func (r *fakeRunnable) engagedNames() []string {
 
 // mapProvider serves clusters from a map and records IndexField calls.
 type mapProvider struct {
-	clusters map[string]cluster.Cluster
+	clusters map[multicluster.ClusterName]cluster.Cluster
 	indexed  []string
 	indexErr error
 }
 
-func (p *mapProvider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (p *mapProvider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	if cl, ok := p.clusters[name]; ok {
 		return cl, nil
 	}
@@ -136,7 +136,7 @@ func TestGetClusterUnknown(t *testing.T) {
 		provider multicluster.Provider
 	}{
 		{name: "nil provider", provider: nil},
-		{name: "provider", provider: &mapProvider{clusters: map[string]cluster.Cluster{"known": known}}},
+		{name: "provider", provider: &mapProvider{clusters: map[multicluster.ClusterName]cluster.Cluster{"known": known}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestGetClusterUnknown(t *testing.T) {
 
 func TestGetClusterAsksTheProvider(t *testing.T) {
 	known := &fakeCluster{name: "known"}
-	m := newManager(t, &mapProvider{clusters: map[string]cluster.Cluster{"known": known}})
+	m := newManager(t, &mapProvider{clusters: map[multicluster.ClusterName]cluster.Cluster{"known": known}})
 	cl, err := m.GetCluster(t.Context(), "known")
 	if err != nil || cl != known {
 		t.Errorf("GetCluster(known) = (%v, %v), want the provider's cluster", cl, err)
@@ -164,7 +164,7 @@ func TestGetClusterAsksTheProvider(t *testing.T) {
 func TestEngageRejects(t *testing.T) {
 	tests := []struct {
 		name        string
-		clusterName string
+		clusterName multicluster.ClusterName
 		cluster     cluster.Cluster
 		wantErr     string
 	}{
@@ -313,7 +313,7 @@ func TestEngageAgainAfterContextEnds(t *testing.T) {
 
 func TestDisengagedClusterFallsBackToTheProvider(t *testing.T) {
 	fromProvider := &fakeCluster{name: "from-provider"}
-	m := newManager(t, &mapProvider{clusters: map[string]cluster.Cluster{"a": fromProvider}})
+	m := newManager(t, &mapProvider{clusters: map[multicluster.ClusterName]cluster.Cluster{"a": fromProvider}})
 	engaged := &fakeCluster{name: "engaged"}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -380,10 +380,10 @@ func TestRunnableAddedLaterIsEngagedWithLiveClusters(t *testing.T) {
 
 	got := map[string]engagement{}
 	for _, e := range r.engagements() {
-		if _, dup := got[e.name]; dup {
+		if _, dup := got[e.name.String()]; dup {
 			t.Errorf("cluster %q replayed twice", e.name)
 		}
-		got[e.name] = e
+		got[e.name.String()] = e
 	}
 	if len(got) != 2 || got["a"].cluster != a || got["b"].cluster != b {
 		t.Errorf("replayed %v, want a and b", r.engagedNames())

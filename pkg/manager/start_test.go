@@ -42,7 +42,7 @@ func (p *runnableProvider) Start(ctx context.Context, aware multicluster.Aware) 
 
 func TestStartRunsTheProviderOnce(t *testing.T) {
 	a := &fakeCluster{name: "a"}
-	provider := &runnableProvider{mapProvider: mapProvider{clusters: map[string]cluster.Cluster{"a": a}}}
+	provider := &runnableProvider{mapProvider: mapProvider{clusters: map[multicluster.ClusterName]cluster.Cluster{"a": a}}}
 	m, err := mcmanager.New(&rest.Config{Host: "http://127.0.0.1:1"}, provider,
 		manager.Options{Metrics: metricsserver.Options{BindAddress: "0"}},
 		mcmanager.WithProviderLeaderElection(false))

@@ -15,7 +15,7 @@ import (
 // provider is a Provider without clusters.
 type provider struct{}
 
-func (provider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (provider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	return nil, fmt.Errorf("cluster %q: %w", name, multicluster.ErrClusterNotFound)
 }
 

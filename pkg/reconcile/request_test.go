@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -86,7 +87,7 @@ func TestWithClusterGeneric(t *testing.T) {
 		name        string
 		req         mcreconcile.WithCluster[string]
 		wantString  string
-		wantCluster string
+		wantCluster multicluster.ClusterName
 	}{
 		{
 			name:        "cluster",

@@ -1,6 +1,6 @@
 module sigs.k8s.io/multicluster-runtime/providers/cluster-api
 
-go 1.24.0
+go 1.26.0
 
 replace sigs.k8s.io/multicluster-runtime => ../..
 
@@ -65,11 +65,11 @@ require (
 require (
 	github.com/go-logr/logr v1.4.3
 	go.uber.org/goleak v1.3.0
-	k8s.io/api v0.34.3
-	k8s.io/apimachinery v0.34.3
-	k8s.io/client-go v0.34.3
+	k8s.io/api v0.37.2
+	k8s.io/apimachinery v0.37.2
+	k8s.io/client-go v0.37.2
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
-	sigs.k8s.io/cluster-api v1.12.5
-	sigs.k8s.io/controller-runtime v0.22.5
+	sigs.k8s.io/cluster-api v1.14.2
+	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/multicluster-runtime v0.0.0-00010101000000-000000000000
 )

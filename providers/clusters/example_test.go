@@ -11,6 +11,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
@@ -36,7 +37,7 @@ func ExampleNew() {
 			os.Exit(1)
 		}
 		// The provider starts the cluster; do not start it yourself.
-		if err := provider.Add(ctx, name, cl); err != nil {
+		if err := provider.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
 			log.Error(err, "could not add cluster", "cluster", name)
 			os.Exit(1)
 		}

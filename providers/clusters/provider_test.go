@@ -36,21 +36,21 @@ func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
 // aware records engagements.
 type aware struct {
 	mu      sync.Mutex
-	engaged map[string]context.Context
+	engaged map[multicluster.ClusterName]context.Context
 }
 
-func (a *aware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (a *aware) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.engaged == nil {
-		a.engaged = map[string]context.Context{}
+		a.engaged = map[multicluster.ClusterName]context.Context{}
 	}
 	a.engaged[name] = ctx
 	return nil
 }
 
 // engagement returns the context the named cluster was engaged with, or nil.
-func (a *aware) engagement(name string) context.Context {
+func (a *aware) engagement(name multicluster.ClusterName) context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.engaged[name]
@@ -124,7 +124,7 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("cluster-%02d", i)
-		if err := p.Add(t.Context(), names[i], &fakeCluster{}); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(names[i]), &fakeCluster{}); err != nil {
 			t.Fatalf("Add(%q) error = %v", names[i], err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 
 	poll(t, "every cluster is engaged", func() bool {
 		for _, name := range names {
-			if a.engagement(name) == nil {
+			if a.engagement(multicluster.ClusterName(name)) == nil {
 				return false
 			}
 		}

@@ -39,10 +39,10 @@ func TestEngageDisengageLeaksNothing(t *testing.T) {
 		if err := hc.Create(quietContext(t), alive); err != nil {
 			t.Fatal(err)
 		}
-		f.waitClusters(t, alive.Name)
+		f.waitClusters(t, multicluster.ClusterName(alive.Name))
 		f.waitReconciled(t, alive.Name+"/obj=member-0")
 		harness.Eventually(t, shortTimeout, stalled.Name+" being engaged", func() bool {
-			return getErr(f.provider.Get(t.Context(), stalled.Name)) == nil
+			return getErr(f.provider.Get(t.Context(), multicluster.ClusterName(stalled.Name))) == nil
 		})
 		if err := hc.Delete(t.Context(), stalled); err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestEngageDisengageLeaksNothing(t *testing.T) {
 		}
 		f.waitClusters(t)
 		harness.Eventually(t, shortTimeout, stalled.Name+" forgotten", func() bool {
-			return errors.Is(getErr(f.provider.Get(t.Context(), stalled.Name)), multicluster.ErrClusterNotFound)
+			return errors.Is(getErr(f.provider.Get(t.Context(), multicluster.ClusterName(stalled.Name))), multicluster.ErrClusterNotFound)
 		})
 	}
 

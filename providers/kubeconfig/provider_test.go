@@ -70,7 +70,7 @@ func TestSecretLifecycle(t *testing.T) {
 	createConfigMap(t, "member-1", ns, "pre")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns}, ns)
 	hc := hostClient(t)
-	engaged := func() bool { return slices.Equal(f.provider.ListClusters(), []string{"c1"}) }
+	engaged := func() bool { return slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"c1"}) }
 	disengaged := func() bool { return len(f.provider.ListClusters()) == 0 }
 
 	// Created: engaged, and both a pre-existing object and one created right after are reconciled.
@@ -310,7 +310,7 @@ func TestSlowClusterBlocksNoOther(t *testing.T) {
 	if err := hc.Create(quietContext(t), kubeconfigSecret(ns, "alive", memberKubeconfig(t, "member-0"))); err != nil {
 		t.Fatal(err)
 	}
-	aliveIn := measure(t, began, "alive engaged", func() bool { return slices.Equal(f.provider.ListClusters(), []string{"alive"}) })
+	aliveIn := measure(t, began, "alive engaged", func() bool { return slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"alive"}) })
 	t.Logf("Secret created -> engaged, beside a cluster whose cache is stalled: %s", aliveIn.Round(time.Millisecond))
 	f.waitReconciled(t, "alive/obj=member-0")
 	if getErr(f.provider.Get(t.Context(), "stalled")) != nil {

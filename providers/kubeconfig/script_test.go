@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -170,7 +171,7 @@ func TestScriptGrantsExactlyTheRules(t *testing.T) {
 		{cluster: "m0", listAllAllowed: true, serviceAccount: "system:serviceaccount:default:multicluster-runtime-m0"},
 		{cluster: "m0-ns", listAllAllowed: false, serviceAccount: "system:serviceaccount:" + saNS + ":ns-reader"},
 	} {
-		cl, err := f.mgr.GetCluster(t.Context(), tc.cluster)
+		cl, err := f.mgr.GetCluster(t.Context(), multicluster.ClusterName(tc.cluster))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +201,7 @@ func TestScriptGrantsExactlyTheRules(t *testing.T) {
 	harness.Eventually(t, shortTimeout, "m0 replaced with the new token", func() bool {
 		after, err := f.provider.Get(t.Context(), "m0")
 		return err == nil && after != before && after.GetConfig().BearerToken != before.GetConfig().BearerToken &&
-			slices.Equal(f.provider.ListClusters(), []string{"m0", "m0-ns"})
+			slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"m0", "m0-ns"})
 	})
 	createConfigMap(t, "member-0", memberNS, "after-rerun")
 	f.waitReconciled(t, "m0/after-rerun=member-0")

@@ -29,6 +29,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -302,7 +303,7 @@ func startFleetController(t *testing.T, opts kubeconfig.Options, ns string, setu
 			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
 				return reconcile.Result{}, client.IgnoreNotFound(err)
 			}
-			rec.Add(req.ClusterName + "/" + cm.Name + "=" + cm.Data["owner"])
+			rec.Add(req.ClusterName.String() + "/" + cm.Name + "=" + cm.Data["owner"])
 			return reconcile.Result{}, nil
 		}))
 	if err != nil {
@@ -336,7 +337,7 @@ func (f *fleetController) waitReconciled(t *testing.T, keys ...string) {
 }
 
 // waitClusters waits until the provider lists exactly names.
-func (f *fleetController) waitClusters(t *testing.T, names ...string) {
+func (f *fleetController) waitClusters(t *testing.T, names ...multicluster.ClusterName) {
 	t.Helper()
 	harness.Eventually(t, shortTimeout, fmt.Sprintf("engaged clusters %v", names), func() bool {
 		return slices.Equal(f.provider.ListClusters(), names)

@@ -28,7 +28,7 @@ func membersProvider(t *testing.T, members ...string) *clustersprovider.Provider
 	t.Helper()
 	p := clustersprovider.New()
 	for _, member := range members {
-		if err := p.Add(t.Context(), member, harness.NewCluster(t, fleet, member)); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(member), harness.NewCluster(t, fleet, member)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 		harness.Eventually(t, shortTimeout, want, func() bool { return rec.Has(want) })
 	}
 
-	for name, member := range map[string]string{"a#member-0": "member-0", "s#one": "member-1"} {
+	for name, member := range map[multicluster.ClusterName]string{"a#member-0": "member-0", "s#one": "member-1"} {
 		cl, err := mgr.GetCluster(t.Context(), name)
 		if err != nil {
 			t.Fatalf("GetCluster(%q): %v", name, err)
@@ -70,7 +70,7 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"member-0", "zzz#member-0", "a#member-1", "s#member-1", "a", "#member-0"} {
-		if _, err := mgr.GetCluster(t.Context(), name); !errors.Is(err, multicluster.ErrClusterNotFound) {
+		if _, err := mgr.GetCluster(t.Context(), multicluster.ClusterName(name)); !errors.Is(err, multicluster.ErrClusterNotFound) {
 			t.Errorf("GetCluster(%q): got %v, want ErrClusterNotFound", name, err)
 		}
 	}
@@ -117,7 +117,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 		}
 		clusterName := name + "#member-1"
 		harness.Eventually(t, shortTimeout, clusterName+" engaged", func() bool {
-			_, err := mgr.GetCluster(t.Context(), clusterName)
+			_, err := mgr.GetCluster(t.Context(), multicluster.ClusterName(clusterName))
 			return err == nil
 		})
 		engaged = time.Since(began)
@@ -131,8 +131,10 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 		p.RemoveProvider(name) // the cluster's contexts end before it returns
 		disengaged = time.Since(began)
 		for _, get := range []func(context.Context, string) (any, error){
-			func(ctx context.Context, n string) (any, error) { return mgr.GetCluster(ctx, n) },
-			func(ctx context.Context, n string) (any, error) { return p.Get(ctx, n) },
+			func(ctx context.Context, n string) (any, error) {
+				return mgr.GetCluster(ctx, multicluster.ClusterName(n))
+			},
+			func(ctx context.Context, n string) (any, error) { return p.Get(ctx, multicluster.ClusterName(n)) },
 		} {
 			if _, err := get(t.Context(), clusterName); !errors.Is(err, multicluster.ErrClusterNotFound) {
 				t.Errorf("after RemoveProvider, getting %q: got %v, want ErrClusterNotFound", clusterName, err)
@@ -178,7 +180,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 // foreignProvider engages one member cluster with a context that does not derive from the context it is started
 // with, as a provider that manages its clusters' lifetimes itself might.
 type foreignProvider struct {
-	name       string
+	name       multicluster.ClusterName
 	cluster    *observedCluster
 	clusterCtx context.Context
 }
@@ -189,14 +191,14 @@ func (p *foreignProvider) Start(ctx context.Context, aware multicluster.Aware) e
 	if !p.cluster.GetCache().WaitForCacheSync(ctx) {
 		return ctx.Err()
 	}
-	if err := aware.Engage(clusterCtx, p.name, p.cluster); err != nil {
+	if err := aware.Engage(clusterCtx, multicluster.ClusterName(p.name), p.cluster); err != nil {
 		return err
 	}
 	<-ctx.Done()
 	return nil
 }
 
-func (p *foreignProvider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (p *foreignProvider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	if name == p.name {
 		return p.cluster, nil
 	}
@@ -259,7 +261,7 @@ func dataIndexer(key string) client.IndexerFunc {
 
 // checkIndexes lists by both indexes with the cluster's cache; each must find exactly its object.
 func checkIndexes(ctx context.Context, mgr mcmanager.Manager, clusterName, ns string) error {
-	cl, err := mgr.GetCluster(ctx, clusterName)
+	cl, err := mgr.GetCluster(ctx, multicluster.ClusterName(clusterName))
 	if err != nil {
 		return err
 	}

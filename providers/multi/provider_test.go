@@ -27,7 +27,7 @@ type fakeCluster struct {
 // its clusters on Start with the context engageCtx derives from the run context (the run context itself by
 // default), then blocks until the run context ends or returns startErr at once.
 type fakeProvider struct {
-	clusters  map[string]cluster.Cluster
+	clusters  map[multicluster.ClusterName]cluster.Cluster
 	engageCtx func(run context.Context) context.Context
 	startErr  error
 	indexErr  error
@@ -40,17 +40,17 @@ type fakeProvider struct {
 
 func newFakeProvider(names ...string) *fakeProvider {
 	p := &fakeProvider{
-		clusters: map[string]cluster.Cluster{},
+		clusters: map[multicluster.ClusterName]cluster.Cluster{},
 		engaged:  make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
 	for _, name := range names {
-		p.clusters[name] = &fakeCluster{name: name}
+		p.clusters[multicluster.ClusterName(name)] = &fakeCluster{name: name}
 	}
 	return p
 }
 
-func (p *fakeProvider) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (p *fakeProvider) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	if cl, ok := p.clusters[name]; ok {
 		return cl, nil
 	}
@@ -81,13 +81,13 @@ func (p *fakeProvider) Start(ctx context.Context, aware multicluster.Aware) erro
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for name := range p.clusters {
-			if !yield(name) {
+			if !yield(name.String()) {
 				return
 			}
 		}
 	})
 	for _, name := range names {
-		if err := aware.Engage(clusterCtx, name, p.clusters[name]); err != nil {
+		if err := aware.Engage(clusterCtx, multicluster.ClusterName(name), p.clusters[multicluster.ClusterName(name)]); err != nil {
 			return err
 		}
 	}
@@ -109,10 +109,10 @@ func newRecordingAware() *recordingAware {
 	return &recordingAware{contexts: map[string][]context.Context{}}
 }
 
-func (a *recordingAware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (a *recordingAware) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.contexts[name] = append(a.contexts[name], ctx)
+	a.contexts[name.String()] = append(a.contexts[name.String()], ctx)
 	return nil
 }
 
@@ -225,13 +225,13 @@ func TestGetRoutesByPrefix(t *testing.T) {
 		{"b#one", b.clusters["one"]},
 		{"a#two#three", a.clusters["two#three"]}, // split at the first separator
 	} {
-		got, err := p.Get(t.Context(), tc.name)
+		got, err := p.Get(t.Context(), multicluster.ClusterName(tc.name))
 		if err != nil || got != tc.want {
 			t.Errorf("Get(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 	for _, name := range []string{"c#one", "one", "", "#one", "a#", "a#three", "b#two#three"} {
-		_, err := p.Get(t.Context(), name)
+		_, err := p.Get(t.Context(), multicluster.ClusterName(name))
 		if !errors.Is(err, multicluster.ErrClusterNotFound) {
 			t.Errorf("Get(%q): got %v, want ErrClusterNotFound", name, err)
 			continue
@@ -468,7 +468,7 @@ func (r *runnableFunc) Start(ctx context.Context, aware multicluster.Aware) erro
 	return r.start(ctx, aware)
 }
 
-func (r *runnableFunc) Get(_ context.Context, name string) (cluster.Cluster, error) {
+func (r *runnableFunc) Get(_ context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	return nil, fmt.Errorf("cluster %q: %w", name, multicluster.ErrClusterNotFound)
 }
 

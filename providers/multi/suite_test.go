@@ -83,7 +83,7 @@ func reconcileRecorder(t *testing.T, mgr mcmanager.Manager, ns string) *harness.
 			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
 				return reconcile.Result{}, client.IgnoreNotFound(err)
 			}
-			rec.Add(req.ClusterName + "/" + cm.Name + "=" + cm.Data["owner"])
+			rec.Add(req.ClusterName.String() + "/" + cm.Name + "=" + cm.Data["owner"])
 			return reconcile.Result{}, nil
 		}))
 	if err != nil {

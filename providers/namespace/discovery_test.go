@@ -39,7 +39,7 @@ func TestDiscovery(t *testing.T) {
 		t.Fatalf("Name() = %q, want %q", vc.Name(), pre)
 	}
 	rec.mu.Lock()
-	engagedCluster := rec.clusters[pre]
+	engagedCluster := rec.clusters[multicluster.ClusterName(pre)]
 	rec.mu.Unlock()
 	if engagedCluster != vc {
 		t.Fatal("Get returned another instance than the engaged one")
@@ -70,14 +70,14 @@ func TestDiscovery(t *testing.T) {
 		return shared.GetClient().Get(t.Context(), client.ObjectKey{Name: created}, ns) == nil && ns.DeletionTimestamp != nil
 	})
 	harness.Consistently(t, time.Second, created+" engaged while terminating", func() bool {
-		_, err := p.Get(t.Context(), created)
+		_, err := p.Get(t.Context(), multicluster.ClusterName(created))
 		return rec.isEngaged(created) && err == nil
 	})
 
 	// Gone: disengaged.
 	finalizeNamespace(t, c, created)
 	harness.Eventually(t, shortWait, created+" disengaged", func() bool { return rec.wasDisengaged(created) })
-	_, err = p.Get(t.Context(), created)
+	_, err = p.Get(t.Context(), multicluster.ClusterName(created))
 	if !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Fatalf("Get of a deleted namespace: %v, want ErrClusterNotFound", err)
 	}
@@ -114,7 +114,7 @@ func TestStopDisengagesEverythingAndRestarts(t *testing.T) {
 	if !first.wasDisengaged(name) || !first.wasDisengaged(metav1.NamespaceDefault) {
 		t.Fatal("virtual clusters are still engaged after Start returned")
 	}
-	if _, err := p.Get(t.Context(), name); !errors.Is(err, multicluster.ErrClusterNotFound) {
+	if _, err := p.Get(t.Context(), multicluster.ClusterName(name)); !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Fatalf("Get after Start returned: %v, want ErrClusterNotFound", err)
 	}
 

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -62,7 +63,7 @@ func runCluster(t testing.TB, cl cluster.Cluster) {
 // startProvider runs p.Start with aware until the test ends or stop is called; either way the test waits for it
 // to return.
 func startProvider(t testing.TB, p *namespace.Provider, aware interface {
-	Engage(context.Context, string, cluster.Cluster) error
+	Engage(context.Context, multicluster.ClusterName, cluster.Cluster) error
 }) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
@@ -133,20 +134,20 @@ func createConfigMap(t testing.TB, c client.Client, ns, name string, data map[st
 type engageRecorder struct {
 	mu       sync.Mutex
 	engaged  map[string]context.Context
-	clusters map[string]cluster.Cluster
+	clusters map[multicluster.ClusterName]cluster.Cluster
 	count    map[string]int
 }
 
 func newEngageRecorder() *engageRecorder {
-	return &engageRecorder{engaged: map[string]context.Context{}, clusters: map[string]cluster.Cluster{}, count: map[string]int{}}
+	return &engageRecorder{engaged: map[string]context.Context{}, clusters: map[multicluster.ClusterName]cluster.Cluster{}, count: map[string]int{}}
 }
 
-func (r *engageRecorder) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (r *engageRecorder) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.engaged[name] = ctx
+	r.engaged[name.String()] = ctx
 	r.clusters[name] = cl
-	r.count[name]++
+	r.count[name.String()]++
 	return nil
 }
 
@@ -178,7 +179,7 @@ func virtualCluster(t testing.TB, p *namespace.Provider, name string) *namespace
 	var cl cluster.Cluster
 	harness.Eventually(t, shortWait, "virtual cluster "+name, func() bool {
 		var err error
-		cl, err = p.Get(t.Context(), name)
+		cl, err = p.Get(t.Context(), multicluster.ClusterName(name))
 		return err == nil
 	})
 	nc, ok := cl.(*namespace.NamespacedCluster)

@@ -17,6 +17,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -186,7 +187,7 @@ func TestGoroutinesDoNotGrowPerNamespace(t *testing.T) {
 		Named("ns-goroutines").
 		For(&corev1.ConfigMap{}).
 		Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			rec.Add(req.ClusterName + "/" + req.Namespace + "/" + req.Name)
+			rec.Add(req.ClusterName.String() + "/" + req.Namespace + "/" + req.Name)
 			return reconcile.Result{}, nil
 		}))
 	if err != nil {
@@ -229,7 +230,7 @@ func TestGoroutinesDoNotGrowPerNamespace(t *testing.T) {
 	})
 	harness.Eventually(t, shortWait, "all disengaged", func() bool {
 		for _, name := range names {
-			if _, err := p.Get(t.Context(), name); err == nil {
+			if _, err := p.Get(t.Context(), multicluster.ClusterName(name)); err == nil {
 				return false
 			}
 		}

@@ -30,11 +30,11 @@ func (stubCluster) GetAPIReader() client.Reader    { return nil }
 // failingAware fails to engage the names it is told to, and records the others.
 type failingAware struct {
 	mu      sync.Mutex
-	fail    map[string]bool
-	engaged map[string]context.Context
+	fail    map[multicluster.ClusterName]bool
+	engaged map[multicluster.ClusterName]context.Context
 }
 
-func (a *failingAware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (a *failingAware) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.fail[name] {
@@ -44,7 +44,7 @@ func (a *failingAware) Engage(ctx context.Context, name string, _ cluster.Cluste
 	return nil
 }
 
-func (a *failingAware) context(name string) context.Context {
+func (a *failingAware) context(name multicluster.ClusterName) context.Context {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.engaged[name]
@@ -58,7 +58,7 @@ func namespaceObject(name string) *corev1.Namespace {
 // without their object), and retries a failed engagement on the next update.
 func TestNamespaceHandler(t *testing.T) {
 	p := New(stubCluster{})
-	aware := &failingAware{fail: map[string]bool{"flaky": true}, engaged: map[string]context.Context{}}
+	aware := &failingAware{fail: map[multicluster.ClusterName]bool{"flaky": true}, engaged: map[multicluster.ClusterName]context.Context{}}
 	p.running, p.accepting, p.aware = true, true, aware
 	h := &namespaceHandler{ctx: t.Context(), provider: p}
 	defer p.stop()
@@ -68,7 +68,7 @@ func TestNamespaceHandler(t *testing.T) {
 	}
 	h.OnUpdate(namespaceObject("a"), namespaceObject("a"))
 	for _, name := range []string{"a", "b", "c"} {
-		eventually(t, name+" engaged", func() bool { return aware.context(name) != nil })
+		eventually(t, name+" engaged", func() bool { return aware.context(multicluster.ClusterName(name)) != nil })
 	}
 	first, err := p.Get(t.Context(), "a")
 	if err != nil {
@@ -91,7 +91,7 @@ func TestNamespaceHandler(t *testing.T) {
 	h.OnDelete(namespaceObject("a"))
 	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "b", Obj: namespaceObject("b")})
 	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "c"})
-	for _, name := range []string{"a", "b", "c"} {
+	for _, name := range []multicluster.ClusterName{"a", "b", "c"} {
 		if aware.context(name).Err() == nil {
 			t.Fatalf("%s is still engaged after its delete", name)
 		}

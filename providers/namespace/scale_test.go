@@ -36,14 +36,14 @@ type timingAware struct {
 	goneAt    map[string]time.Time
 }
 
-func (a *timingAware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (a *timingAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	err := a.inner.Engage(ctx, name, cl)
 	a.mu.Lock()
-	a.engagedAt[name] = time.Now()
+	a.engagedAt[name.String()] = time.Now()
 	a.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		a.mu.Lock()
-		a.goneAt[name] = time.Now()
+		a.goneAt[name.String()] = time.Now()
 		a.mu.Unlock()
 	})
 	return err
@@ -148,8 +148,8 @@ func TestScale(t *testing.T) {
 		Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			if _, ok := reconciled[req.ClusterName]; !ok {
-				reconciled[req.ClusterName] = time.Now()
+			if _, ok := reconciled[req.ClusterName.String()]; !ok {
+				reconciled[req.ClusterName.String()] = time.Now()
 			}
 			return reconcile.Result{}, nil
 		}))

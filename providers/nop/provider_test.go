@@ -16,12 +16,12 @@ import (
 )
 
 func TestGet(t *testing.T) {
-	for _, name := range []string{"a", "", "cluster-1"} {
+	for _, name := range []multicluster.ClusterName{"a", "", "cluster-1"} {
 		cl, err := nop.New().Get(t.Context(), name)
 		if !errors.Is(err, multicluster.ErrClusterNotFound) {
 			t.Errorf("Get(%q) error = %v, want ErrClusterNotFound", name, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), `"`+name+`"`) {
+		if err != nil && !strings.Contains(err.Error(), `"`+name.String()+`"`) {
 			t.Errorf("Get(%q) error %q does not name the cluster", name, err)
 		}
 		if cl != nil {
@@ -57,8 +57,8 @@ type otherProvider struct{ multicluster.Provider }
 // recordingAware reports every engagement on its channel.
 type recordingAware struct{ engaged chan string }
 
-func (a recordingAware) Engage(_ context.Context, name string, _ cluster.Cluster) error {
-	a.engaged <- name
+func (a recordingAware) Engage(_ context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
+	a.engaged <- name.String()
 	return nil
 }
 

@@ -45,11 +45,11 @@ type aware struct {
 
 type engagement struct {
 	ctx     context.Context
-	name    string
+	name    multicluster.ClusterName
 	cluster cluster.Cluster
 }
 
-func (a aware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (a aware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	a.engaged <- engagement{ctx, name, cl}
 	return a.err
 }
@@ -68,12 +68,12 @@ func TestGet(t *testing.T) {
 		t.Errorf("Get(workload) before Start = (%v, %v), want the cluster", got, err)
 	}
 
-	for _, name := range []string{"other", ""} {
+	for _, name := range []multicluster.ClusterName{"other", ""} {
 		got, err := p.Get(t.Context(), name)
 		if !errors.Is(err, multicluster.ErrClusterNotFound) {
 			t.Errorf("Get(%q) error = %v, want ErrClusterNotFound", name, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), `"`+name+`"`) {
+		if err != nil && !strings.Contains(err.Error(), `"`+name.String()+`"`) {
 			t.Errorf("Get(%q) error %q does not name the cluster", name, err)
 		}
 		if got != nil {

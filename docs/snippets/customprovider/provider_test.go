@@ -15,7 +15,7 @@ import (
 // pkg/clusters and the providers' integration tests cover.)
 func TestStartRetriesAndStops(t *testing.T) {
 	calls := make(chan struct{}, 10)
-	p := customprovider.New(func(context.Context) (map[string]*rest.Config, error) {
+	p := customprovider.New(func(context.Context) (map[multicluster.ClusterName]*rest.Config, error) {
 		calls <- struct{}{}
 		return nil, context.DeadlineExceeded
 	}, 10*time.Millisecond)

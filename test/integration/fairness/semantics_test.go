@@ -18,6 +18,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -58,7 +59,7 @@ func (f *inFlight) counts(req mcreconcile.Request) (running, total int) {
 	return f.running[req], f.total[req]
 }
 
-// Through mcbuilder and the default (fair) queue, on real control planes, with more workers than requests:
+// Through mcbuilder and the default queue (fair, with priorities), on real control planes, with more workers than requests:
 //   - the same namespace/name in two clusters are two requests, reconciled at the same time;
 //   - a request is never reconciled by two workers at once, although it is updated many times while reconciled and
 //     idle workers are free to take it;
@@ -118,7 +119,7 @@ func TestSameRequestIsNeverReconciledConcurrentlyAndUpdatesAreDeduplicated(t *te
 			o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 		})
 		caches[m] = cl
-		if err := provider.Add(t.Context(), m, cl); err != nil {
+		if err := provider.Add(t.Context(), multicluster.ClusterName(m), cl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,5 +182,5 @@ func TestSameRequestIsNeverReconciledConcurrentlyAndUpdatesAreDeduplicated(t *te
 const dedupWindow = 2 * time.Second
 
 func request(clusterName, ns string) mcreconcile.Request {
-	return mcreconcile.Request{ClusterName: clusterName, Request: reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "hot"}}}
+	return mcreconcile.Request{ClusterName: multicluster.ClusterName(clusterName), Request: reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "hot"}}}
 }

@@ -16,6 +16,7 @@ import (
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -56,10 +57,10 @@ func TestReconcileContextsDoNotEndClusters(t *testing.T) {
 		WithOptions(controller.Options{ReconciliationTimeout: timeout}).
 		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			context.AfterFunc(ctx, func() { discoveryCtxEnded.Store(true) })
-			if _, err := p.Get(ctx, req.Name); err == nil {
+			if _, err := p.Get(ctx, multicluster.ClusterName(req.Name)); err == nil {
 				return reconcile.Result{}, nil
 			}
-			return reconcile.Result{}, p.Add(ctx, req.Name, cl)
+			return reconcile.Result{}, p.Add(ctx, multicluster.ClusterName(req.Name), cl)
 		}))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestReconcileContextsDoNotEndClusters(t *testing.T) {
 	ctrl, err := mccontroller.New("whose-context", mgr, mccontroller.Options{
 		ReconciliationTimeout: timeout,
 		Reconciler: mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			rec.Add(req.ClusterName + "/" + req.Name)
+			rec.Add(req.ClusterName.String() + "/" + req.Name)
 			if req.Name == "slow" && timedOut.Load() == 0 {
 				<-ctx.Done()
 				if errors.Is(ctx.Err(), context.DeadlineExceeded) {

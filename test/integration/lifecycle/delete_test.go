@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -45,7 +46,7 @@ func TestDeleteEventsReachPredicatesAndHandlers(t *testing.T) {
 	harness.StartManager(t, t.Context(), mgr)
 	for i, member := range []string{"member-0", "member-1"} {
 		name := []string{"zero", "one"}[i]
-		if err := p.Add(t.Context(), name, memberCluster(t, member, ns, name), mgr); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(name), memberCluster(t, member, ns, name), mgr); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -52,7 +53,7 @@ func TestDisengageStopsEventsAndCache(t *testing.T) {
 	gone := memberCluster(t, "member-0", ns, "gone")
 	kept := memberCluster(t, "member-1", ns, "kept")
 	for name, cl := range map[string]*observedCluster{"gone": gone, "kept": kept} {
-		if err := p.Add(t.Context(), name, cl); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(name), cl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,7 +175,7 @@ func TestDisengageDropsQueuedRequests(t *testing.T) {
 	ctrl, err := mccontroller.New(ctrlName, mgr, mccontroller.Options{
 		MaxConcurrentReconciles: 1,
 		Reconciler: mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			rec.Add(req.ClusterName + "/" + req.Name)
+			rec.Add(req.ClusterName.String() + "/" + req.Name)
 			if req.Name == "blocker" {
 				blockOnce.Do(func() { close(blocked) })
 				<-unblock

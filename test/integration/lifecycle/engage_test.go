@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -118,7 +119,7 @@ func TestEngageDoesNotWaitForOtherClusters(t *testing.T) {
 		for _, c := range []struct{ name, member string }{{unreachable, "member-1"}, {healthy, "member-0"}} {
 			name := c.name
 			cl := memberCluster(t, c.member, ns, name)
-			if err := waitFor(t, shortWait, "adding "+name, func() error { return p.Add(t.Context(), name, cl, mgr) }); err != nil {
+			if err := waitFor(t, shortWait, "adding "+name, func() error { return p.Add(t.Context(), multicluster.ClusterName(name), cl, mgr) }); err != nil {
 				t.Fatalf("adding %s: %v", name, err)
 			}
 		}
@@ -197,7 +198,7 @@ func TestEngageInAnyOrder(t *testing.T) {
 	// add adds a cluster of member-0 under name; it may run on any goroutine.
 	add := func(name string) {
 		cl := memberCluster(t, "member-0", ns, name)
-		if err := p.Add(t.Context(), name, cl, mgr); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(name), cl, mgr); err != nil {
 			t.Errorf("adding %s: %v", name, err)
 			return
 		}

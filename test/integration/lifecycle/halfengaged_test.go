@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -33,7 +34,7 @@ func TestHalfEngagedCluster(t *testing.T) {
 	healthySrc, pickySrc := newCountingSource(healthyLog.configMapSource()), newCountingSource(pickyLog.configMapSource())
 	var failing atomic.Bool
 	failing.Store(true)
-	pickySrc.setFail(func(_ string, cl cluster.Cluster) error {
+	pickySrc.setFail(func(_ multicluster.ClusterName, cl cluster.Cluster) error {
 		if failing.Load() && strings.HasPrefix(instanceOf(cl), "bad") {
 			return errors.New("this source cannot watch that cluster")
 		}

@@ -216,11 +216,11 @@ func (l *eventLog) all() []seenEvent {
 // handler returns a handler func that records every event, with the cluster and instance it was built for, and
 // enqueues a request for the object like EnqueueRequestForObject.
 func (l *eventLog) handler() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
-	return func(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+	return func(clusterName multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		instance := instanceOf(cl)
 		enqueue := mchandler.EnqueueRequestForObject(clusterName, cl)
 		rec := func(typ string, obj client.Object, unknown bool) {
-			l.add(seenEvent{Cluster: clusterName, Instance: instance, Type: typ, Name: obj.GetName(), StateUnknown: unknown})
+			l.add(seenEvent{Cluster: clusterName.String(), Instance: instance, Type: typ, Name: obj.GetName(), StateUnknown: unknown})
 		}
 		type queue = workqueue.TypedRateLimitingInterface[mcreconcile.Request]
 		return handler.TypedFuncs[client.Object, mcreconcile.Request]{
@@ -256,7 +256,7 @@ type countingSource struct {
 
 	mu    sync.Mutex
 	calls map[string]int
-	fail  func(name string, cl cluster.Cluster) error
+	fail  func(name multicluster.ClusterName, cl cluster.Cluster) error
 }
 
 var _ mcsource.Source = &countingSource{}
@@ -266,9 +266,9 @@ func newCountingSource(inner mcsource.Source) *countingSource {
 }
 
 // ForCluster counts the call and builds the inner source, unless fail returns an error for the cluster.
-func (s *countingSource) ForCluster(name string, cl cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
+func (s *countingSource) ForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
 	s.mu.Lock()
-	s.calls[name]++
+	s.calls[name.String()]++
 	fail := s.fail
 	s.mu.Unlock()
 	if fail != nil {
@@ -280,7 +280,7 @@ func (s *countingSource) ForCluster(name string, cl cluster.Cluster) (source.Typ
 }
 
 // setFail sets (or, with nil, clears) the failure rule.
-func (s *countingSource) setFail(fail func(string, cluster.Cluster) error) {
+func (s *countingSource) setFail(fail func(multicluster.ClusterName, cluster.Cluster) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail = fail
@@ -296,7 +296,7 @@ func (s *countingSource) count(name string) int {
 // recordingReconciler records "<cluster>/<name>" of every request it is called with and returns.
 func recordingReconciler(rec *harness.Recorder) mcreconcile.Func {
 	return func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-		rec.Add(req.ClusterName + "/" + req.Name)
+		rec.Add(req.ClusterName.String() + "/" + req.Name)
 		return reconcile.Result{}, nil
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -59,7 +60,7 @@ func TestDisengageLeaksNothing(t *testing.T) {
 		Named("leak").
 		For(&corev1.ConfigMap{}).
 		Owns(&corev1.Secret{}).
-		Watches(&corev1.ConfigMap{}, func(clusterName string, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		Watches(&corev1.ConfigMap{}, func(clusterName multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 			instance := instanceOf(cl)
 			return handler.TypedFuncs[client.Object, mcreconcile.Request]{
 				CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], _ workqueue.TypedRateLimitingInterface[mcreconcile.Request]) {
@@ -71,7 +72,7 @@ func TestDisengageLeaksNothing(t *testing.T) {
 		}).
 		Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
 			select {
-			case reconciled <- req.ClusterName + "/" + req.Name:
+			case reconciled <- req.ClusterName.String() + "/" + req.Name:
 			default:
 			}
 			return reconcile.Result{}, nil

@@ -8,6 +8,7 @@ import (
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -53,7 +54,7 @@ func TestFleetReadyzCheck(t *testing.T) {
 	}
 	for _, c := range []struct{ name, member string }{{"healthy", "member-0"}, {"down", "member-1"}} {
 		cl := memberCluster(t, c.member, ns, c.name)
-		if err := waitFor(t, shortWait, "adding "+c.name, func() error { return p.Add(t.Context(), c.name, cl, mgr) }); err != nil {
+		if err := waitFor(t, shortWait, "adding "+c.name, func() error { return p.Add(t.Context(), multicluster.ClusterName(c.name), cl, mgr) }); err != nil {
 			t.Fatalf("adding %s: %v", c.name, err)
 		}
 	}

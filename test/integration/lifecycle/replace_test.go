@@ -12,6 +12,7 @@ import (
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -133,14 +134,14 @@ func replace(t *testing.T, mgr mcmanager.Manager, ctrl mccontroller.Controller, 
 	t.Helper()
 	prefix := name + "-"
 	createConfigMap(t, oldMember, "lc-replace", prefix+"before")
-	if err := p.AddOrReplace(t.Context(), name, oldCl, mgr); err != nil {
+	if err := p.AddOrReplace(t.Context(), multicluster.ClusterName(name), oldCl, mgr); err != nil {
 		t.Fatal(err)
 	}
 	harness.Eventually(t, 0, "the old instance delivers", func() bool {
 		return log.count(seenEvent{Instance: oldCl.id, Name: prefix + "before"}) == 1
 	})
 
-	if err := p.AddOrReplace(t.Context(), name, newCl, mgr); err != nil {
+	if err := p.AddOrReplace(t.Context(), multicluster.ClusterName(name), newCl, mgr); err != nil {
 		t.Fatal(err)
 	}
 	oldEvents := log.count(seenEvent{Instance: oldCl.id})
@@ -166,12 +167,12 @@ func replace(t *testing.T, mgr mcmanager.Manager, ctrl mccontroller.Controller, 
 		return log.count(seenEvent{Instance: newCl.id, Type: "Create", Name: newName}) == 1
 	})
 	harness.Consistently(t, quietPeriod, "no event of the old instance, the name still engaged with the new one", func() bool {
-		cl, err := mgr.GetCluster(t.Context(), name)
+		cl, err := mgr.GetCluster(t.Context(), multicluster.ClusterName(name))
 		if err != nil || cl != newCl {
 			t.Logf("GetCluster(%s): %v, %v", name, instanceOf(cl), err)
 			return false
 		}
-		fromProvider, err := p.Get(t.Context(), name)
+		fromProvider, err := p.Get(t.Context(), multicluster.ClusterName(name))
 		if err != nil || fromProvider != newCl {
 			t.Logf("provider Get(%s): %v, %v", name, instanceOf(fromProvider), err)
 			return false
@@ -196,7 +197,7 @@ func replace(t *testing.T, mgr mcmanager.Manager, ctrl mccontroller.Controller, 
 func stillEngagedWith(t *testing.T, ctrl mccontroller.Controller, src *countingSource, name string, cl *observedCluster) {
 	t.Helper()
 	built := src.count(name)
-	if err := ctrl.Engage(t.Context(), name, cl); err != nil {
+	if err := ctrl.Engage(t.Context(), multicluster.ClusterName(name), cl); err != nil {
 		t.Fatalf("engaging %s again with the controller: %v", name, err)
 	}
 	if n := src.count(name); n != built {
@@ -206,7 +207,7 @@ func stillEngagedWith(t *testing.T, ctrl mccontroller.Controller, src *countingS
 
 func getCluster(t *testing.T, mgr mcmanager.Manager, name string) cluster.Cluster {
 	t.Helper()
-	cl, err := mgr.GetCluster(t.Context(), name)
+	cl, err := mgr.GetCluster(t.Context(), multicluster.ClusterName(name))
 	if err != nil {
 		t.Fatalf("GetCluster(%s): %v", name, err)
 	}

@@ -18,6 +18,7 @@ import (
 	mccontext "sigs.k8s.io/multicluster-runtime/pkg/context"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -110,7 +111,7 @@ func TestClusterInContextAndLogger(t *testing.T) {
 		createConfigMap(t, name, ns, "origin", map[string]string{"origin": name})
 	}
 	for _, name := range members {
-		k := key(name, ns, "origin") + "=" + name
+		k := key(multicluster.ClusterName(name), ns, "origin") + "=" + name
 		for _, rec := range []*harness.Recorder{viaMgr, viaCtrl} {
 			harness.Eventually(t, shortTimeout, "reconcile with the cluster from the context: "+k, func() bool { return rec.Has(k) })
 		}

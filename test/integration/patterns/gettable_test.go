@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -48,7 +49,7 @@ func TestClustersGettableBeforeTheirEventsArrive(t *testing.T) {
 		WithEventFilter(inNamespace(ns)).
 		WithClusterNotFoundWrapper(false).
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			defer gate.reconciled(req.ClusterName)
+			defer gate.reconciled(req.ClusterName.String())
 			if _, err := mgr.GetCluster(ctx, req.ClusterName); err != nil {
 				lookupErrors.Add(1)
 				firstErr.CompareAndSwap(nil, fmt.Sprintf("%s: %v", req, err))
@@ -84,7 +85,7 @@ func TestClustersGettableBeforeTheirEventsArrive(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := provider.Add(t.Context(), c.name, c.cl); err != nil {
+			if err := provider.Add(t.Context(), multicluster.ClusterName(c.name), c.cl); err != nil {
 				errs <- fmt.Errorf("adding %s: %w", c.name, err)
 				return
 			}
@@ -105,10 +106,10 @@ func TestClustersGettableBeforeTheirEventsArrive(t *testing.T) {
 			if other.member != c.member {
 				continue
 			}
-			k := key(c.name, ns, "post-"+other.name)
+			k := key(multicluster.ClusterName(c.name), ns, "post-"+other.name)
 			harness.Eventually(t, shortTimeout, "reconcile of "+k, func() bool { return rec.Has(k) })
 		}
-		k := key(c.name, ns, "pre")
+		k := key(multicluster.ClusterName(c.name), ns, "pre")
 		harness.Eventually(t, shortTimeout, "reconcile of "+k, func() bool { return rec.Has(k) })
 	}
 	if n := lookupErrors.Load(); n != 0 {
@@ -158,11 +159,11 @@ func (g *firstReconcileGate) Start(ctx context.Context) error {
 	return nil
 }
 
-func (g *firstReconcileGate) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (g *firstReconcileGate) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	timer := time.NewTimer(shortTimeout)
 	defer timer.Stop()
 	select {
-	case <-g.ch(name):
+	case <-g.ch(name.String()):
 	case <-ctx.Done():
 	case <-timer.C:
 		g.timeouts.Add(1)

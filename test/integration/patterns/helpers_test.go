@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -33,8 +34,8 @@ const shortTimeout = 30 * time.Second
 const quiet = time.Second
 
 // key names one object of one cluster; the host cluster has the empty name.
-func key(clusterName, namespace, name string) string {
-	return clusterName + "/" + namespace + "/" + name
+func key(clusterName multicluster.ClusterName, namespace, name string) string {
+	return clusterName.String() + "/" + namespace + "/" + name
 }
 
 // createNamespace creates ns on each named control plane (host for the host cluster).
@@ -78,7 +79,7 @@ func memberProvider(t *testing.T, names ...string) *clustersprovider.Provider {
 	t.Helper()
 	provider := clustersprovider.New()
 	for _, name := range names {
-		if err := provider.Add(t.Context(), name, harness.NewCluster(t, fleet, name)); err != nil {
+		if err := provider.Add(t.Context(), multicluster.ClusterName(name), harness.NewCluster(t, fleet, name)); err != nil {
 			t.Fatalf("adding %s to the provider: %v", name, err)
 		}
 	}
@@ -112,7 +113,7 @@ type engageRecorder struct {
 	once    sync.Once
 
 	mu       sync.Mutex
-	engaged  map[string]cluster.Cluster
+	engaged  map[multicluster.ClusterName]cluster.Cluster
 	contexts map[string]context.Context
 	count    map[string]int
 }
@@ -120,7 +121,7 @@ type engageRecorder struct {
 func newEngageRecorder() *engageRecorder {
 	return &engageRecorder{
 		started:  make(chan struct{}),
-		engaged:  map[string]cluster.Cluster{},
+		engaged:  map[multicluster.ClusterName]cluster.Cluster{},
 		contexts: map[string]context.Context{},
 		count:    map[string]int{},
 	}
@@ -132,12 +133,12 @@ func (r *engageRecorder) Start(ctx context.Context) error {
 	return nil
 }
 
-func (r *engageRecorder) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (r *engageRecorder) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.engaged[name] = cl
-	r.contexts[name] = ctx
-	r.count[name]++
+	r.contexts[name.String()] = ctx
+	r.count[name.String()]++
 	return nil
 }
 
@@ -146,7 +147,7 @@ func (r *engageRecorder) get(name string) (cl cluster.Cluster, live bool, count 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ctx := r.contexts[name]
-	return r.engaged[name], ctx != nil && ctx.Err() == nil, r.count[name]
+	return r.engaged[multicluster.ClusterName(name)], ctx != nil && ctx.Err() == nil, r.count[name]
 }
 
 func (r *engageRecorder) isStarted() bool {

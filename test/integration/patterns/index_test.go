@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -42,7 +43,7 @@ func listNames(t *testing.T, reader client.Reader, ns, field, value string) ([]s
 
 // checkIndexes lists by both indexes with the cluster's cache and with its (cached) client.
 func checkIndexes(t *testing.T, mgr mcmanager.Manager, clusterName, ns string) error {
-	cl, err := mgr.GetCluster(t.Context(), clusterName)
+	cl, err := mgr.GetCluster(t.Context(), multicluster.ClusterName(clusterName))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -33,7 +34,7 @@ func TestControllerAndRunnableAddedAfterStart(t *testing.T) {
 		createConfigMap(t, name, ns, "before", nil)
 	}
 	for _, name := range members {
-		harness.Eventually(t, 0, name+" engaged", func() bool { return early.Has(key(name, ns, "before")) })
+		harness.Eventually(t, 0, name+" engaged", func() bool { return early.Has(key(multicluster.ClusterName(name), ns, "before")) })
 	}
 
 	late := harness.NewRecorder()
@@ -46,7 +47,7 @@ func TestControllerAndRunnableAddedAfterStart(t *testing.T) {
 	}
 	for _, name := range members {
 		harness.Eventually(t, shortTimeout, "late controller reconciles the existing object in "+name, func() bool {
-			return late.Has(key(name, ns, "before"))
+			return late.Has(key(multicluster.ClusterName(name), ns, "before"))
 		})
 	}
 	for _, name := range members {
@@ -54,7 +55,7 @@ func TestControllerAndRunnableAddedAfterStart(t *testing.T) {
 	}
 	for _, name := range members {
 		harness.Eventually(t, shortTimeout, "late controller reconciles a new object in "+name, func() bool {
-			return late.Has(key(name, ns, "after"))
+			return late.Has(key(multicluster.ClusterName(name), ns, "after"))
 		})
 	}
 
@@ -64,7 +65,7 @@ func TestControllerAndRunnableAddedAfterStart(t *testing.T) {
 	}
 	harness.Eventually(t, shortTimeout, "late runnable started", runnable.isStarted)
 	for _, name := range members {
-		want, err := provider.Get(t.Context(), name)
+		want, err := provider.Get(t.Context(), multicluster.ClusterName(name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -56,7 +57,7 @@ func TestMapFuncEnqueueWithinAndAcrossClusters(t *testing.T) {
 	}
 	preserving := mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
 		func(_ context.Context, obj client.Object) []mcreconcile.Request {
-			return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: target(obj)}, ClusterName: obj.GetAnnotations()[targetClusterAnn]}}
+			return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: target(obj)}, ClusterName: multicluster.ClusterName(obj.GetAnnotations()[targetClusterAnn])}}
 		})
 
 	rec := harness.NewRecorder()
@@ -73,15 +74,15 @@ func TestMapFuncEnqueueWithinAndAcrossClusters(t *testing.T) {
 			}),
 			handlerIs("typed-local")).
 		Watches(&corev1.Secret{},
-			mchandler.TypedEnqueueRequestsFromClusterMapFunc(func(_ context.Context, clusterName string, obj client.Object) []mcreconcile.Request {
+			mchandler.TypedEnqueueRequestsFromClusterMapFunc(func(_ context.Context, clusterName multicluster.ClusterName, obj client.Object) []mcreconcile.Request {
 				return []mcreconcile.Request{{
-					Request:     reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "from-" + clusterName}},
-					ClusterName: obj.GetAnnotations()[targetClusterAnn],
+					Request:     reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "from-" + clusterName.String()}},
+					ClusterName: multicluster.ClusterName(obj.GetAnnotations()[targetClusterAnn]),
 				}}
 			}),
 			handlerIs("cluster-map")).
 		Watches(&corev1.Secret{},
-			func(string, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+			func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 				return preserving
 			},
 			handlerIs("preserve")).

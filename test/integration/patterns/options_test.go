@@ -21,6 +21,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -159,7 +160,7 @@ func TestRecoverPanicFromManagerOptions(t *testing.T) {
 	check := func(names ...string) {
 		t.Helper()
 		for _, name := range names {
-			k := key(name, ns, "panicky")
+			k := key(multicluster.ClusterName(name), ns, "panicky")
 			harness.Eventually(t, shortTimeout, "retry after the panic of "+k, func() bool { return succeeded.Has(k) })
 			if n := attempts.Count(k); n < 2 {
 				t.Fatalf("%s: %d attempts, want at least 2", k, n)

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -69,7 +70,7 @@ func TestOwnsEnqueuesTheOwnerInTheSameMember(t *testing.T) {
 	other := createConfigMap(t, "member-2", ns, "other", nil)
 	for _, name := range members {
 		for _, rec := range []*harness.Recorder{controllerOwner, everyOwner} {
-			harness.Eventually(t, 0, "initial reconcile of the parent in "+name, func() bool { return rec.Has(key(name, ns, "parent")) })
+			harness.Eventually(t, 0, "initial reconcile of the parent in "+name, func() bool { return rec.Has(key(multicluster.ClusterName(name), ns, "parent")) })
 		}
 	}
 	harness.Eventually(t, 0, "initial reconcile of other in member-2", func() bool {
@@ -117,7 +118,7 @@ func TestOwnsEnqueuesTheOwnerInTheSameMember(t *testing.T) {
 	// non-controlling owners in member-2. With MatchEveryOwner, member-2's owners were reconciled in member-2 only.
 	harness.Consistently(t, quiet, "no owner reconciled in another member", func() bool {
 		for _, name := range []string{"member-0", "member-2"} {
-			k := key(name, ns, "parent")
+			k := key(multicluster.ClusterName(name), ns, "parent")
 			if controllerOwner.Count(k) != before[k] {
 				t.Logf("%s reconciled again by the controller-owner watch", k)
 				return false

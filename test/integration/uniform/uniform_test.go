@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -20,7 +21,7 @@ import (
 func TestUniformReconcilerOverThreeMembers(t *testing.T) {
 	provider := clustersprovider.New()
 	for _, name := range fleet.Members() {
-		if err := provider.Add(t.Context(), name, harness.NewCluster(t, fleet, name)); err != nil {
+		if err := provider.Add(t.Context(), multicluster.ClusterName(name), harness.NewCluster(t, fleet, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,7 +39,7 @@ func TestUniformReconcilerOverThreeMembers(t *testing.T) {
 			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
 				return reconcile.Result{}, client.IgnoreNotFound(err)
 			}
-			rec.Add(req.ClusterName + "/" + cm.Namespace + "/" + cm.Name + "=" + cm.Data["owner"])
+			rec.Add(req.ClusterName.String() + "/" + cm.Namespace + "/" + cm.Name + "=" + cm.Data["owner"])
 			return reconcile.Result{}, nil
 		}))
 	if err != nil {

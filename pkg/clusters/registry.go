@@ -1,0 +1,217 @@
+package clusters
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// Registry is a name → cluster map that tracks clusters without running them: it never starts, syncs or stops a
+// cluster. It serves components that need to know which clusters are engaged, such as a provider that composes
+// another provider's clusters or a cluster-aware runnable that keeps a per-cluster client. Create it with
+// NewRegistry (the zero value is an empty registry too); all methods are safe for concurrent use.
+//
+// A Registry is a multicluster.Aware: Engage records a cluster for as long as the context it was engaged with
+// lives and forgets it when that context ends. Clusters can also be registered by hand with Add and AddOrReplace;
+// those stay until Remove or RemoveIfEqual. Either way, a cluster that replaced another under the same name is
+// never removed by the teardown of the one it replaced.
+type Registry[T cluster.Cluster] struct {
+	mu       sync.RWMutex
+	clusters map[multicluster.ClusterName]*registration[T]
+}
+
+// registration is one cluster held by a Registry. ctx is the lifetime of an engaged cluster; nil for a cluster
+// added by hand, which lives until it is removed.
+type registration[T cluster.Cluster] struct {
+	cluster T
+	ctx     context.Context
+	// stopWatch stops the watcher of ctx that forgets the registration once ctx ends; nil without ctx.
+	stopWatch func() bool
+}
+
+// live reports whether the registration's lifetime has not ended.
+func (r *registration[T]) live() bool {
+	return r.ctx == nil || r.ctx.Err() == nil
+}
+
+// stop releases the watcher of the registration's context, if any. It is idempotent.
+func (r *registration[T]) stop() {
+	if r.stopWatch != nil {
+		r.stopWatch()
+	}
+}
+
+var _ multicluster.Aware = &Registry[cluster.Cluster]{}
+
+// NewRegistry returns an empty registry.
+func NewRegistry[T cluster.Cluster]() *Registry[T] {
+	return &Registry[T]{clusters: map[multicluster.ClusterName]*registration[T]{}}
+}
+
+// Engage records cl under name for as long as ctx lives, and forgets it when ctx ends unless the name holds
+// another cluster by then. It never blocks: no cluster is started or waited for. cl must be a T; otherwise Engage
+// returns an error naming the cluster and records nothing.
+//
+// Engaging the instance already registered under name, while that registration lives, is a no-op (the first
+// registration keeps its lifetime); engaging another instance replaces the registered one, whose context ending
+// later does not remove the replacement. Engaging with a context that has already ended records nothing.
+func (r *Registry[T]) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
+	if cl == nil {
+		return fmt.Errorf("cluster %q: cannot register a nil cluster", name)
+	}
+	typed, ok := cl.(T)
+	if !ok {
+		var zero T
+		return fmt.Errorf("cluster %q: a %T cannot be registered in a registry of %T", name, cl, zero)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old := r.clusters[name]; old != nil && old.live() && cluster.Cluster(old.cluster) == cl {
+		return nil
+	}
+	reg := &registration[T]{cluster: typed, ctx: ctx}
+	reg.stopWatch = context.AfterFunc(ctx, func() { r.forget(name, reg) })
+	r.setLocked(name, reg)
+	return nil
+}
+
+// ClusterNames returns the names of the registered clusters, sorted. Engaged clusters whose context has ended are
+// not listed.
+func (r *Registry[T]) ClusterNames() []multicluster.ClusterName {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]multicluster.ClusterName, 0, len(r.clusters))
+	for name, reg := range r.clusters {
+		if reg.live() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Len returns the number of registered clusters.
+func (r *Registry[T]) Len() int {
+	return len(r.ClusterNames())
+}
+
+// Get returns the cluster registered under name. For a name that is not registered, or whose engagement has
+// ended, it returns an error that names the cluster and matches multicluster.ErrClusterNotFound, so a Registry
+// can serve a provider's Get.
+func (r *Registry[T]) Get(ctx context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
+	cl, err := r.GetTyped(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// GetTyped is Get returning the cluster as a T.
+func (r *Registry[T]) GetTyped(_ context.Context, name multicluster.ClusterName) (T, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if reg := r.clusters[name]; reg != nil && reg.live() {
+		return reg.cluster, nil
+	}
+	var zero T
+	return zero, fmt.Errorf("cluster %q: %w", name, multicluster.ErrClusterNotFound)
+}
+
+// Add registers cl under name until it is removed with Remove or RemoveIfEqual. It returns an error naming the
+// cluster, and changes nothing, if the name is already registered.
+func (r *Registry[T]) Add(name multicluster.ClusterName, cl T) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reg := r.clusters[name]; reg != nil && reg.live() {
+		return fmt.Errorf("cluster %q is already registered", name)
+	}
+	r.setLocked(name, &registration[T]{cluster: cl})
+	return nil
+}
+
+// AddOrReplace registers cl under name until it is removed, replacing whatever the name held (engaged or added).
+// The replaced cluster is only forgotten: it is not stopped, and the end of its context no longer affects the
+// name.
+func (r *Registry[T]) AddOrReplace(name multicluster.ClusterName, cl T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setLocked(name, &registration[T]{cluster: cl})
+}
+
+// Remove forgets the cluster registered under name, if any. The cluster is not stopped. It is idempotent.
+func (r *Registry[T]) Remove(name multicluster.ClusterName) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reg := r.clusters[name]; reg != nil {
+		delete(r.clusters, name)
+		reg.stop()
+	}
+}
+
+// RemoveIfEqual forgets the cluster registered under name only if it is the instance cl, and reports whether it
+// did. Use it to retire a cluster without removing a replacement registered meanwhile under the same name.
+func (r *Registry[T]) RemoveIfEqual(name multicluster.ClusterName, cl T) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	reg := r.clusters[name]
+	if reg == nil || cluster.Cluster(reg.cluster) != cluster.Cluster(cl) {
+		return false
+	}
+	delete(r.clusters, name)
+	reg.stop()
+	return true
+}
+
+// ForEach calls fn for every registered cluster, in the order of their names, until fn returns false. It works on
+// a snapshot taken when it is called, without holding the registry's lock while fn runs, so fn may call any method
+// of the registry.
+func (r *Registry[T]) ForEach(fn func(name multicluster.ClusterName, cl T) bool) {
+	type entry struct {
+		name multicluster.ClusterName
+		cl   T
+	}
+	r.mu.RLock()
+	snapshot := make([]entry, 0, len(r.clusters))
+	for name, reg := range r.clusters {
+		if reg.live() {
+			snapshot = append(snapshot, entry{name: name, cl: reg.cluster})
+		}
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(snapshot, func(a, b entry) int { return cmp.Compare(a.name, b.name) })
+	for _, e := range snapshot {
+		if !fn(e.name, e.cl) {
+			return
+		}
+	}
+}
+
+// setLocked registers reg under name, releasing the registration it replaces. The caller holds mu.
+func (r *Registry[T]) setLocked(name multicluster.ClusterName, reg *registration[T]) {
+	if r.clusters == nil {
+		r.clusters = map[multicluster.ClusterName]*registration[T]{}
+	}
+	if old := r.clusters[name]; old != nil {
+		old.stop()
+	}
+	r.clusters[name] = reg
+}
+
+// forget removes reg once its context has ended, unless the name now holds another registration.
+func (r *Registry[T]) forget(name multicluster.ClusterName, reg *registration[T]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.clusters[name] == reg {
+		delete(r.clusters, name)
+	}
+}
