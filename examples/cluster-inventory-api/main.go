@@ -1,12 +1,11 @@
 // Command cluster-inventory-api runs against a hub cluster holding ClusterProfiles (KEP-4322) and reconciles the
 // ConfigMaps of every ready profile's cluster, reaching each cluster with the credential plugins of a KEP-5339
-// provider file (providers/cluster-inventory-api).
+// access-provider file (providers/cluster-inventory-api).
 package main
 
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,46 +18,54 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
 func main() {
-	providerFile := flag.String("clusterprofile-provider-file", credentials.DefaultProviderFile, "the KEP-5339 credential-provider file")
+	providerFile := flag.String(access.ProviderFileFlag, access.DefaultProviderFile, "the KEP-5339 access-provider file")
 	byID := flag.Bool("name-by-cluster-id", false, "name clusters by their KEP-2149 cluster ID property where they have one")
 	zapOptions := zap.Options{}
 	zapOptions.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOptions)))
 	log := ctrl.Log.WithName("cluster-inventory-example")
+	ctx := ctrl.SetupSignalHandler()
 
-	plugins, err := credentials.NewFromFile(*providerFile)
+	clusterName := clusterinventoryapi.ProfileName // "<namespace>/<name>" of the profile, the default
+	if *byID {
+		clusterName = clusterinventoryapi.ClusterIDName
+	}
+
+	// snippet:start cluster-inventory-setup
+	accessConfig, err := access.NewFromFile(*providerFile) // the access-provider file: types → credential plugins
 	if err != nil {
-		log.Error(err, "could not read the credential-provider file")
+		log.Error(err, "could not read the access-provider file")
 		os.Exit(1)
 	}
-	opts := clusterinventoryapi.Options{
+	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: plugins},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
 		},
-	}
-	if *byID {
-		opts.ClusterName = clusterinventoryapi.ClusterIDName
-	}
-	provider, err := clusterinventoryapi.New(opts)
+		ClusterName: clusterName,
+	})
 	if err != nil {
 		log.Error(err, "could not create the provider")
 		os.Exit(1)
 	}
-	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+
+	cfg := ctrl.GetConfigOrDie() // the hub
+	opts := mcmanager.Options{Metrics: metricsserver.Options{BindAddress: "0"}}
+	mgr, err := mcmanager.New(cfg, provider, opts)
 	if err != nil {
-		log.Error(err, "could not create manager")
+		log.Error(err, "could not create the manager")
 		os.Exit(1)
 	}
 	if err := provider.SetupWithManager(mgr); err != nil {
 		log.Error(err, "could not set up the provider")
 		os.Exit(1)
 	}
+	// snippet:end cluster-inventory-setup
 
 	err = mcbuilder.ControllerManagedBy(mgr).
 		Named("inventory-configmaps").
@@ -72,16 +79,16 @@ func main() {
 			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
 				return ctrl.Result{}, client.IgnoreNotFound(err)
 			}
-			fmt.Printf("ConfigMap %s in cluster %q\n", req.NamespacedName, req.ClusterName)
+			log.Info("Reconciled ConfigMap", "cluster", req.ClusterName, "namespace", req.Namespace, "name", req.Name)
 			return ctrl.Result{}, nil
 		}))
 	if err != nil {
-		log.Error(err, "could not create controller")
+		log.Error(err, "could not create the controller")
 		os.Exit(1)
 	}
 
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not run manager")
+	if err := mgr.Start(ctx); err != nil {
+		log.Error(err, "could not run the manager")
 		os.Exit(1)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -57,10 +58,10 @@ func TestMain(m *testing.M) {
 	os.Exit(1)
 }
 
-// The program, given a credential-provider file whose "token" plugin returns a token the member accepts, engages a
-// ready ClusterProfile offering that type, reconciles a ConfigMap of its cluster under "<namespace>/<name>", and
-// exits cleanly on SIGINT.
-func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
+// The program, given an access-provider file whose "token" plugin (a real executable) returns a token the member
+// accepts, engages a ready ClusterProfile offering that type in status.accessProviders, reconciles a ConfigMap of its
+// cluster under "<namespace>/<name>", never shows the token, and exits cleanly on SIGINT.
+func TestReachesProfilesWithAccessProviders(t *testing.T) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(scheme))
@@ -90,7 +91,7 @@ func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
 	if err := hub.Create(t.Context(), clp); err != nil {
 		t.Fatal(err)
 	}
-	clp.Status.CredentialProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: runtime.RawExtension{Raw: raw}}}
+	clp.Status.AccessProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: runtime.RawExtension{Raw: raw}}}
 	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryv1alpha1.ClusterConditionJoined} {
 		meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{Type: cond, Status: metav1.ConditionTrue, Reason: "Example"})
 	}
@@ -102,7 +103,7 @@ func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	providerFile := filepath.Join(t.TempDir(), "clusterprofile-provider-file.json")
+	providerFile := filepath.Join(t.TempDir(), access.DefaultProviderFile)
 	file := `{"providers": [{"name": "token", "execConfig": {"apiVersion": "client.authentication.k8s.io/v1beta1",
   "command": "` + filepath.Join(work, "plugin") + `", "env": [{"name": "PLUGIN_TOKEN", "value": "` + token + `"}], "provideClusterInfo": true}}]}`
 	if err := os.WriteFile(providerFile, []byte(file), 0o600); err != nil {
@@ -112,11 +113,11 @@ func TestReachesProfilesWithCredentialPlugins(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hubKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-clusterprofile-provider-file", providerFile)
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-"+access.ProviderFileFlag, providerFile)
 
 	p.WaitFor(t, `"msg":"Engaged cluster"`)
 	p.WaitFor(t, `"cluster":"inventory/east"`)
-	p.WaitFor(t, `ConfigMap default/inventory-example in cluster "inventory/east"`)
+	p.WaitFor(t, `"msg":"Reconciled ConfigMap","cluster":"inventory/east","namespace":"default","name":"inventory-example"`)
 	if strings.Contains(p.Output(), token) {
 		t.Error("the program's output shows the token")
 	}

@@ -5,9 +5,28 @@ multicluster.x-k8s.io/v1alpha1) of a hub cluster: the host cluster of the multi-
 The provider's controller, registered on the host manager by SetupWithManager, watches ClusterProfiles in every
 namespace. A profile whose cluster is ready (Options.IsReady; by default IsReady: the conditions
 ControlPlaneHealthy and Joined are both True) is engaged, once its rest.Config has been obtained through the
-kubeconfig strategy (package kubeconfigstrategy: a labelled Secret, or KEP-5339 credential plugins) and the cluster
-has answered a version request with it. A profile that stops being ready or is deleted is disengaged; a new
-rest.Config (a rotated Secret, a changed endpoint) replaces the cluster.
+kubeconfig strategy and the cluster has answered a version request with it. A profile that stops being ready or is
+deleted is disengaged; a new rest.Config (a changed endpoint, a rotated Secret) replaces the cluster.
+
+The strategy to use is AccessProvider (KEP-5339): the profile lists in status.accessProviders (or, in the older
+API, status.credentialProviders) the access-provider types that reach its cluster, each with the cluster's endpoint
+and CA, and an access-provider file (package access) maps types to client-go exec credential plugins. client-go runs
+the plugin of the first type of the file the profile offers, caches the credential and refreshes it on expiry:
+
+	accessConfig, err := access.NewFromFile(access.DefaultProviderFile)
+	...
+	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
+		KubeconfigStrategyOption: kubeconfigstrategy.Option{
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
+		},
+	})
+	...
+	mgr, err := mcmanager.New(cfg, provider, mcmanager.Options{})
+	...
+	err = provider.SetupWithManager(mgr)
+
+The Secret strategy (a kubeconfig in a labelled Secret on the hub) and the CredentialsProvider option (the earlier
+name of AccessProvider) are deprecated but work as before.
 
 Cluster names are stable: by default "<namespace>/<name>" of the profile (ProfileName). ClusterIDName names a
 cluster by its KEP-2149 cluster ID, the property cluster.clusterset.k8s.io (or the older id.k8s.io) in the
@@ -16,20 +35,21 @@ Options.ClusterName. If a profile's name changes (its ID appears), the old name 
 engaged.
 
 Engaging runs in the background, one goroutine per profile, so a slow or unreachable cluster never holds up the
-others. Failures (no kubeconfig Secret, no matching credential plugin, a plugin that fails, an unreachable API
-server) are logged with the profile's cluster name, recorded as Warning events on the profile, and retried with
-backoff; credentials never appear in logs, events or errors.
+others. Failures (no matching access provider, a plugin that fails, an unreachable API server, a missing Secret)
+are logged with the profile's cluster name, recorded as Warning events on the profile through the events API
+(events.k8s.io/v1, reporting controller Options.ControllerName), and retried with backoff; credentials never appear
+in logs, events or errors.
 
-RBAC on the hub: multicluster.x-k8s.io clusterprofiles get, list, watch; core secrets get, list, watch (Secret
-strategy only); core and events.k8s.io events create, patch. config/rbac/role.yaml is that ClusterRole, and a test
-runs the provider with exactly those rights. The member clusters need whatever the controllers' reconcilers need;
-the provider itself only asks each member for its version before engaging it.
+RBAC on the hub: multicluster.x-k8s.io clusterprofiles get, list, watch; events.k8s.io events create, patch; core
+secrets get, list, watch (Secret strategy only). config/rbac/role.yaml is that ClusterRole, and a test runs the
+provider with exactly those rights. The member clusters need whatever the controllers' reconcilers need; the
+provider itself only asks each member for its version before engaging it.
 
 Main entry points:
 
   - New and Options: build the provider; Provider.SetupWithManager registers it with a multi-cluster manager.
   - IsReady, ProfileName, ClusterIDName: the defaults and the alternative naming.
-  - Packages apis/v1alpha1 (ClusterProfile), apis/about/v1alpha1 (ClusterProperty), kubeconfigstrategy and
-    credentials.
+  - Packages access (KEP-5339 access-provider files), kubeconfigstrategy, apis/v1alpha1 (ClusterProfile) and
+    apis/about/v1alpha1 (ClusterProperty); package credentials is the deprecated name of package access.
 */
 package clusterinventoryapi

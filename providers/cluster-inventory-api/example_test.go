@@ -12,24 +12,24 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
+	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
 // This example runs against a hub cluster holding ClusterProfiles and reaches each ready profile's cluster with
-// the credential plugins of a KEP-5339 provider file, naming clusters by their KEP-2149 cluster ID where they have
-// one.
+// the credential plugins of a KEP-5339 access-provider file, naming clusters by their KEP-2149 cluster ID where they
+// have one.
 func ExampleNew() {
 	log := ctrl.Log.WithName("cluster-inventory-example")
 
-	plugins, err := credentials.NewFromFile(credentials.DefaultProviderFile)
+	accessConfig, err := access.NewFromFile(access.DefaultProviderFile)
 	if err != nil {
-		log.Error(err, "could not read the credential-provider file")
+		log.Error(err, "could not read the access-provider file")
 		os.Exit(1)
 	}
 	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: plugins},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
 		},
 		ClusterName: clusterinventoryapi.ClusterIDName,
 	})

@@ -8,15 +8,15 @@ import (
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // leakRounds is how many profiles TestNoGoroutineLeaks makes ready, rotates and deletes.
 const leakRounds = 10
 
-// Profiles engaged, replaced and deleted, and then the manager stopped, leave no goroutine behind. Idle keep-alive
+// Profiles engaged through a credential plugin, replaced (a new endpoint) and deleted, and then the manager stopped, leave no goroutine behind. Idle keep-alive
 // connections of client-go's shared transports and the stopped hub manager's event broadcaster are not the
 // provider's.
 func TestNoGoroutineLeaks(t *testing.T) {
@@ -26,22 +26,22 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 
 	p, _, rec, stop := start(t, clusterinventoryapi.Options{
-		KubeconfigStrategyOption: kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{ConsumerName: consumer}},
+		KubeconfigStrategyOption: accessOption(t, ""),
 		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		IsReady:                  readyIn(ns),
 	})
 	c := hubClient(t)
 	for i := range leakRounds {
 		short := fmt.Sprintf("leak-%d", i)
-		name := ns + "/" + short
-		setKubeconfigSecret(t, ns, short, "member-0")
-		clp := createProfile(t, ns, short, true, nil)
-		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
-		setKubeconfigSecret(t, ns, short, "member-1")
-		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		name := multicluster.ClusterName(ns + "/" + short)
+		clp := createProfile(t, ns, short, true, accessProviders(accessEntry(t, "token", "member-0")))
+		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		setAccessProviders(t, clp, accessEntry(t, "token", "member-1"))
+		harness.Eventually(t, 0, string(name)+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
 		if err := c.Delete(t.Context(), clp); err != nil {
 			t.Fatal(err)
 		}
-		harness.Eventually(t, 0, name+" gone", func() bool { return len(namesIn(p, ns)) == 0 })
+		harness.Eventually(t, 0, string(name)+" gone", func() bool { return len(namesIn(p, ns)) == 0 })
 	}
 	stop()
 

@@ -9,10 +9,15 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
+
+// DefaultControllerName is the default name of the provider's controller on the hub, also the reporting controller
+// of its events.
+const DefaultControllerName = "multicluster-clusterprofile-provider"
 
 // DefaultProbeTimeout bounds the version request that checks a profile's rest.Config before it is engaged.
 const DefaultProbeTimeout = 15 * time.Second
@@ -23,7 +28,7 @@ type Options struct {
 	ClusterOptions []cluster.Option
 
 	// KubeconfigStrategyOption selects how a profile's rest.Config is obtained. Required: set exactly one
-	// strategy.
+	// strategy, normally AccessProvider (KEP-5339 access providers and credential plugins).
 	KubeconfigStrategyOption kubeconfigstrategy.Option
 
 	// NewCluster builds a profile's cluster.Cluster. Default: cluster.New(cfg, opts...).
@@ -33,7 +38,7 @@ type Options struct {
 	IsReady func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool
 
 	// ClusterName names a profile's cluster. Default: ProfileName ("<namespace>/<name>").
-	ClusterName func(clp *clusterinventoryv1alpha1.ClusterProfile) string
+	ClusterName func(clp *clusterinventoryv1alpha1.ClusterProfile) multicluster.ClusterName
 
 	// WaitCacheTimeout bounds how long a new cluster's cache may take to sync. Default:
 	// clusters.DefaultWaitCacheTimeout.
@@ -43,8 +48,8 @@ type Options struct {
 	// before the cluster is engaged. Default: DefaultProbeTimeout.
 	ProbeTimeout time.Duration
 
-	// ControllerName names the provider's controller on the hub manager. Default:
-	// "multicluster-clusterprofile-provider".
+	// ControllerName names the provider's controller on the hub manager and is the reporting controller of the
+	// events it records. Default: DefaultControllerName.
 	ControllerName string
 }
 
@@ -64,7 +69,7 @@ func (o Options) complete() Options {
 		o.ProbeTimeout = DefaultProbeTimeout
 	}
 	if o.ControllerName == "" {
-		o.ControllerName = "multicluster-clusterprofile-provider"
+		o.ControllerName = DefaultControllerName
 	}
 	return o
 }
@@ -78,18 +83,18 @@ func IsReady(_ context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bo
 }
 
 // ProfileName names a profile's cluster "<namespace>/<name>" of the profile.
-func ProfileName(clp *clusterinventoryv1alpha1.ClusterProfile) string {
-	return clp.Namespace + "/" + clp.Name
+func ProfileName(clp *clusterinventoryv1alpha1.ClusterProfile) multicluster.ClusterName {
+	return multicluster.ClusterName(clp.Namespace + "/" + clp.Name)
 }
 
 // ClusterIDName names a profile's cluster by its KEP-2149 cluster ID: the value of the property
 // cluster.clusterset.k8s.io (or, from earlier drafts, id.k8s.io) in status.properties; without one it falls back to
 // ProfileName.
-func ClusterIDName(clp *clusterinventoryv1alpha1.ClusterProfile) string {
+func ClusterIDName(clp *clusterinventoryv1alpha1.ClusterProfile) multicluster.ClusterName {
 	for _, name := range []string{aboutv1alpha1.ClusterIDPropertyName, aboutv1alpha1.LegacyClusterIDPropertyName} {
 		for _, p := range clp.Status.Properties {
 			if p.Name == name && p.Value != "" {
-				return p.Value
+				return multicluster.ClusterName(p.Value)
 			}
 		}
 	}

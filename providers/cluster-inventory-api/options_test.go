@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
@@ -51,7 +52,7 @@ func TestNames(t *testing.T) {
 	}
 	for name, tc := range map[string]struct {
 		props []clusterinventoryv1alpha1.Property
-		want  string
+		want  multicluster.ClusterName
 	}{
 		"no properties":    {nil, "fleet/east"},
 		"other properties": {[]clusterinventoryv1alpha1.Property{prop(aboutv1alpha1.ClusterSetPropertyName, "set")}, "fleet/east"},

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -37,7 +37,7 @@ type Provider struct {
 	// mu guards everything below.
 	mu       sync.Mutex
 	client   client.Client
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 	aware    multicluster.Aware
 	ctx      context.Context // the host manager's run context: the clusters' lifetime; nil before it runs
 	members  map[string]*member
@@ -47,7 +47,7 @@ type Provider struct {
 // member is what the provider engaged, or is engaging, for one profile.
 type member struct {
 	// name is the cluster name the profile is engaged under; empty until it is engaged.
-	name string
+	name multicluster.ClusterName
 	// cfgKey identifies the rest.Config the cluster is engaged with.
 	cfgKey string
 	busy   bool
@@ -90,7 +90,7 @@ func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
 	}
 	p.aware = mgr
 	p.client = host.GetClient()
-	p.recorder = host.GetEventRecorderFor("multicluster-clusterprofile-provider")
+	p.recorder = host.GetEventRecorder(p.opts.ControllerName)
 	p.mu.Unlock()
 
 	// The clusters live as long as the host manager runs.
@@ -122,8 +122,8 @@ func (p *Provider) run(ctx context.Context) error {
 }
 
 // Get returns the named cluster, or an error matching multicluster.ErrClusterNotFound. A cluster is retrievable
-// from before it is engaged until it is disengaged.
-func (p *Provider) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+// from before it is engaged until it is disengaged. It never blocks on a cluster.
+func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	return p.clusters.Get(ctx, clusterName)
 }
 
@@ -133,6 +133,6 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 }
 
 // ClusterNames returns the names of the clusters the provider holds, sorted.
-func (p *Provider) ClusterNames() []string {
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
 	return p.clusters.ClusterNames()
 }

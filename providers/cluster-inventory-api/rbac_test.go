@@ -2,6 +2,7 @@ package clusterinventoryapi_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,19 +14,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/yaml"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// The ClusterRole of config/rbac/role.yaml is all the provider needs on the hub: run as a user with no other right
-// (the test first checks it has none), the provider engages and reconciles a profile with the Secret strategy and
-// records a Warning event on a profile without a Secret, and logs no permission error.
+// The ClusterRole of config/rbac/role.yaml is all the provider needs on the hub. Run as a user with no other right
+// (the test first checks it has none), the provider engages and reconciles a profile, and records a Warning event
+// through the events API (events.k8s.io) on one it cannot reach, logging no permission error: with the
+// AccessProvider strategy, and with the deprecated Secret strategy, which also reads Secrets.
 func TestRBAC(t *testing.T) {
-	ns := newNamespace(t, "cip-rbac", hub, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
-
 	hubConfig := rest.AnonymousClientConfig(fleet.Host())
 	hubConfig.BearerToken = providerToken
 	asProvider, err := client.New(hubConfig, client.Options{Scheme: scheme})
@@ -58,20 +58,38 @@ func TestRBAC(t *testing.T) {
 		return asProvider.List(t.Context(), &clusterinventoryv1alpha1.ClusterProfileList{}) == nil
 	})
 
-	logs := &logBuffer{}
-	p, _, rec, _ := startWith(t, hubConfig, clusterinventoryapi.Options{
-		KubeconfigStrategyOption: kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{ConsumerName: consumer}},
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
-	}, logs)
-	setKubeconfigSecret(t, ns, "prof", "member-0")
-	createProfile(t, ns, "prof", true, nil)
-	createProfile(t, ns, "nosecret", true, nil)
-	harness.Eventually(t, 0, ns+"/prof reconciled on member-0", func() bool { return rec.Has(seen(ns+"/prof", "obj", "member-0")) })
-	harness.Eventually(t, 0, "a Warning event on the profile without a Secret", func() bool { return len(warnings(t, ns, "nosecret")) > 0 })
-	if got := namesIn(p, ns); len(got) != 1 {
-		t.Errorf("engaged %v, want only %s/prof", got, ns)
+	run := func(t *testing.T, ns string, strategy kubeconfigstrategy.Option, good, bad func()) {
+		logs := &logBuffer{}
+		p, _, rec, _ := startWith(t, hubConfig, clusterinventoryapi.Options{
+			KubeconfigStrategyOption: strategy,
+			ClusterOptions:           []cluster.Option{inNamespace(ns)},
+			IsReady:                  readyIn(ns),
+		}, logs)
+		good()
+		bad()
+		name := multicluster.ClusterName(ns + "/prof")
+		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, "a Warning event on the profile that cannot be reached", func() bool { return len(warnings(t, ns, "bad")) > 0 })
+		if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{name}) {
+			t.Errorf("engaged %v, want only %s", got, name)
+		}
+		if out := strings.ToLower(logs.String()); strings.Contains(out, "forbidden") {
+			t.Errorf("the provider was refused something:\n%s", logs.String())
+		}
 	}
-	if out := strings.ToLower(logs.String()); strings.Contains(out, "forbidden") {
-		t.Errorf("the provider was refused something:\n%s", logs.String())
-	}
+
+	t.Run("access providers", func(t *testing.T) {
+		ns := newNamespace(t, "cip-rbac", hub, "member-0")
+		createConfigMap(t, "member-0", ns, "obj")
+		run(t, ns, accessOption(t, ""),
+			func() { createProfile(t, ns, "prof", true, accessProviders(accessEntry(t, "token", "member-0"))) },
+			func() { createProfile(t, ns, "bad", true, accessProviders(accessEntry(t, "gkeFleet", "member-0"))) })
+	})
+	t.Run("Secret strategy", func(t *testing.T) {
+		ns := newNamespace(t, "cip-rbac-secret", hub, "member-0")
+		createConfigMap(t, "member-0", ns, "obj")
+		run(t, ns, secretOption(),
+			func() { setKubeconfigSecret(t, ns, "prof", "member-0"); createProfile(t, ns, "prof", true) },
+			func() { createProfile(t, ns, "bad", true) })
+	})
 }

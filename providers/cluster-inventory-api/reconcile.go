@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -61,7 +60,7 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 
 	cfg, err := p.strategy.GetKubeConfig(ctx, p.client, clp)
 	if err != nil {
-		p.recorder.Eventf(clp, corev1.EventTypeWarning, "KubeconfigUnavailable", "cannot build a client config for cluster %s: %v", name, err)
+		p.warn(clp, reasonKubeconfigUnavailable, actionBuildClientConfig, "cannot build a client config for cluster %s: %v", name, err)
 		return reconcile.Result{}, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	cfgKey := configKey(cfg)
@@ -92,7 +91,7 @@ func (p *Provider) isBusy(key string) bool {
 // engage checks cfg against the cluster, builds and engages the cluster under name (replacing what the profile had
 // engaged, under this or another name), and hands the profile back to the controller: at once on success, after a
 // backoff on failure.
-func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, clp *clusterinventoryv1alpha1.ClusterProfile, key, name string, cfg *rest.Config, cfgKey string, m *member) {
+func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, clp *clusterinventoryv1alpha1.ClusterProfile, key string, name multicluster.ClusterName, cfg *rest.Config, cfgKey string, m *member) {
 	defer p.workers.Done()
 
 	err := p.probe(cfg)
@@ -123,7 +122,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	case err != nil:
 		err = fmt.Errorf("cluster %q of cluster profile %s: %w", name, key, err)
 		log.Error(err, "Cannot engage cluster, retrying", "retryAfter", delay)
-		p.recorder.Eventf(clp, corev1.EventTypeWarning, "EngageFailed", "%v", err)
+		p.warn(clp, reasonEngageFailed, actionEngage, "%v", err)
 	case replaced && oldName != name:
 		p.clusters.Remove(oldName)
 		log.Info("Engaged cluster under its new name", "oldName", oldName)

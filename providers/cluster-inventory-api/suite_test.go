@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
@@ -82,6 +84,9 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// hub is the hub's name in the fleet, for newNamespace.
+const hub = mcenvtest.HostName
+
 // scheme knows the built-in types and the inventory types.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
@@ -126,9 +131,9 @@ func createConfigMap(t testing.TB, member, ns, name string) {
 	}
 }
 
-// createProfile creates a ClusterProfile in the hub and sets its status: ready or not, with the given credential
-// providers and properties.
-func createProfile(t testing.TB, ns, name string, ready bool, providers []clusterinventoryv1alpha1.CredentialProvider, props ...clusterinventoryv1alpha1.Property) *clusterinventoryv1alpha1.ClusterProfile {
+// createProfile creates a ClusterProfile in the hub and sets its status: ready or not, and whatever the status
+// functions set (access providers, properties).
+func createProfile(t testing.TB, ns, name string, ready bool, status ...func(*clusterinventoryv1alpha1.ClusterProfileStatus)) *clusterinventoryv1alpha1.ClusterProfile {
 	t.Helper()
 	clp := &clusterinventoryv1alpha1.ClusterProfile{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -137,10 +142,26 @@ func createProfile(t testing.TB, ns, name string, ready bool, providers []cluste
 	if err := hubClient(t).Create(t.Context(), clp); err != nil {
 		t.Fatal(err)
 	}
-	clp.Status.CredentialProviders = providers
-	clp.Status.Properties = props
+	for _, set := range status {
+		set(&clp.Status)
+	}
 	setReady(t, clp, ready)
 	return clp
+}
+
+// accessProviders sets a profile's status.accessProviders.
+func accessProviders(entries ...clusterinventoryv1alpha1.CredentialProvider) func(*clusterinventoryv1alpha1.ClusterProfileStatus) {
+	return func(s *clusterinventoryv1alpha1.ClusterProfileStatus) { s.AccessProviders = entries }
+}
+
+// credentialProviders sets a profile's status.credentialProviders, the older name of accessProviders.
+func credentialProviders(entries ...clusterinventoryv1alpha1.CredentialProvider) func(*clusterinventoryv1alpha1.ClusterProfileStatus) {
+	return func(s *clusterinventoryv1alpha1.ClusterProfileStatus) { s.CredentialProviders = entries }
+}
+
+// properties sets a profile's status.properties.
+func properties(props ...clusterinventoryv1alpha1.Property) func(*clusterinventoryv1alpha1.ClusterProfileStatus) {
+	return func(s *clusterinventoryv1alpha1.ClusterProfileStatus) { s.Properties = props }
 }
 
 // setReady sets the profile's ControlPlaneHealthy and Joined conditions, through the status subresource.
@@ -158,7 +179,11 @@ func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready 
 	}
 }
 
-func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
+// seen is what the test controller records for a ConfigMap it reconciled: the cluster, the ConfigMap's name and the
+// member its data names.
+func seen(cluster multicluster.ClusterName, name, member string) string {
+	return cluster.String() + "/" + name + "@" + member
+}
 
 // logBuffer collects a manager's log lines; it is safe for concurrent use.
 type logBuffer struct {
@@ -230,22 +255,46 @@ func startWith(t testing.TB, hubConfig *rest.Config, opts clusterinventoryapi.Op
 
 // namesIn returns the provider's clusters whose name starts with prefix: tests share the hub, and a provider sees
 // every namespace.
-func namesIn(p *clusterinventoryapi.Provider, prefix string) []string {
-	return slices.DeleteFunc(p.ClusterNames(), func(name string) bool { return !strings.HasPrefix(name, prefix) })
+func namesIn(p *clusterinventoryapi.Provider, prefix string) []multicluster.ClusterName {
+	return slices.DeleteFunc(p.ClusterNames(), func(name multicluster.ClusterName) bool { return !strings.HasPrefix(name.String(), prefix) })
 }
 
-// warnings returns the messages of the Warning events on the profile ns/name.
+// warnings returns the notes of the Warning events (events.k8s.io/v1) the provider recorded on the profile ns/name:
+// those whose reporting controller is the provider's and which carry an action, which only the events API sets.
 func warnings(t testing.TB, ns, name string) []string {
 	t.Helper()
-	var events corev1.EventList
-	if err := hubClient(t).List(t.Context(), &events, client.InNamespace(ns)); err != nil {
+	var list eventsv1.EventList
+	if err := hubClient(t).List(t.Context(), &list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, e := range events.Items {
-		if e.Type == corev1.EventTypeWarning && e.InvolvedObject.Name == name {
-			out = append(out, e.Message)
+	for _, e := range list.Items {
+		if e.Type == corev1.EventTypeWarning && e.Regarding.Kind == "ClusterProfile" && e.Regarding.Name == name &&
+			e.ReportingController == clusterinventoryapi.DefaultControllerName && e.Action != "" {
+			out = append(out, e.Note)
 		}
 	}
 	return out
+}
+
+// hasWarning returns a condition that holds once the profile ns/name has a Warning event whose note names the
+// profile and contains every one of what.
+func hasWarning(t testing.TB, ns, name string, what ...string) func() bool {
+	return func() bool {
+		for _, note := range warnings(t, ns, name) {
+			if strings.Contains(note, ns+"/"+name) && containsAll(note, what...) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

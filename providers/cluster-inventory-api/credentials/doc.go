@@ -1,18 +1,6 @@
-// Package credentials turns the credential-provider entries of a ClusterProfile into a rest.Config that reaches the
-// profile's cluster, the way KEP-5339 describes: a configuration file maps each credential-provider type to a
-// client-go exec credential plugin, and client-go runs the plugin, caches the credential it returns and refreshes it
-// when it expires or the API server rejects it.
+// Package credentials is the earlier name of package access: it maps the credential-provider types of a
+// ClusterProfile to client-go exec credential plugins (KEP-5339). Every name here is an alias of, or forwards to,
+// its counterpart in package access, so a CredentialsProvider is an access.Config and behaves the same.
 //
-// The file (JSON or YAML) looks like:
-//
-//	{"providers": [{"name": "token", "execConfig": {
-//	    "apiVersion": "client.authentication.k8s.io/v1beta1",
-//	    "command": "/usr/local/bin/token-plugin", "args": ["--audience", "fleet"],
-//	    "env": [{"name": "MODE", "value": "fleet"}], "provideClusterInfo": true}}]}
-//
-// For a profile, the first provider of the file (in the file's order) whose name appears in the profile's
-// status.credentialProviders is used: the rest.Config's server, CA, TLS server name and proxy come from that entry's
-// cluster, and its ExecProvider from the file's execConfig, with interactive mode Never. With provideClusterInfo, the
-// plugin receives the cluster's details, including the entry's extension "client.authentication.k8s.io/exec", in
-// KUBERNETES_EXEC_INFO.
+// Deprecated: use package access, and kubeconfigstrategy.Option's AccessProvider instead of CredentialsProvider.
 package credentials

@@ -20,15 +20,25 @@ import (
 const (
 	// SecretLabelKeyClusterInventoryConsumer labels a kubeconfig Secret with the consumer (the controller) it is
 	// for.
+	//
+	// Deprecated: the Secret strategy is deprecated; use Option.AccessProvider.
 	SecretLabelKeyClusterInventoryConsumer = "x-k8s.io/cluster-inventory-consumer"
 	// SecretLabelKeyClusterProfile labels a kubeconfig Secret with the name of the ClusterProfile (in the Secret's
 	// namespace) whose cluster it reaches.
+	//
+	// Deprecated: the Secret strategy is deprecated; use Option.AccessProvider.
 	SecretLabelKeyClusterProfile = "x-k8s.io/cluster-profile"
 	// SecretDataKeyKubeConfig is the data key of the kubeconfig in the Secret.
+	//
+	// Deprecated: the Secret strategy is deprecated; use Option.AccessProvider.
 	SecretDataKeyKubeConfig = "Config"
 )
 
-// SecretStrategyOption configures the Secret strategy.
+// SecretStrategyOption configures the Secret strategy: a profile's kubeconfig is read from the Secret in its
+// namespace labelled SecretLabelKeyClusterInventoryConsumer=ConsumerName and SecretLabelKeyClusterProfile=<profile
+// name>, under the key SecretDataKeyKubeConfig.
+//
+// Deprecated: use AccessProviderOption; KEP-5339 access providers replace kubeconfig Secrets.
 type SecretStrategyOption struct {
 	// ConsumerName is the value of the consumer label the Secrets must carry: the name of this controller.
 	ConsumerName string

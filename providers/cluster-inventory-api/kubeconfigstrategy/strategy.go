@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
 )
 
 // Interface obtains the rest.Config of a ClusterProfile's cluster.
@@ -21,38 +20,53 @@ type Interface interface {
 	GetKubeConfig(ctx context.Context, cli client.Client, clp *clusterinventoryv1alpha1.ClusterProfile) (*rest.Config, error)
 
 	// CustomWatches are extra watches on the hub whose events re-reconcile profiles, such as the Secrets of the
-	// Secret strategy.
+	// Secret strategy. Nil when the strategy needs none.
 	CustomWatches() []CustomWatch
 }
 
 // CustomWatch is a watch the provider's controller adds on the hub.
 type CustomWatch struct {
-	Object       client.Object
+	// Object is the kind of object watched.
+	Object client.Object
+	// EventHandler maps the object's events to the ClusterProfiles to reconcile.
 	EventHandler handler.TypedEventHandler[client.Object, reconcile.Request]
-	Opts         []builder.WatchesOption
+	// Opts are the watch's options, such as predicates.
+	Opts []builder.WatchesOption
 }
 
-// Option selects a strategy: set exactly one field.
+// Option selects a strategy: set exactly one field. AccessProvider is the strategy to use; the others are kept for
+// programs written against the earlier API.
 type Option struct {
 	// Secret reads kubeconfigs from labelled Secrets on the hub.
+	//
+	// Deprecated: use AccessProvider; KEP-5339 access providers replace kubeconfig Secrets.
 	Secret *SecretStrategyOption
 
-	// CredentialsProvider builds configs from credential plugins (KEP-5339).
+	// CredentialsProvider builds configs from credential plugins; it is the earlier name of AccessProvider and
+	// behaves the same.
+	//
+	// Deprecated: use AccessProvider.
 	CredentialsProvider *CredentialsProviderOption
-}
 
-// CredentialsProviderOption configures the credential-plugin strategy.
-type CredentialsProviderOption struct {
-	// Provider maps credential-provider types to plugins; see credentials.NewFromFile.
-	Provider *credentials.CredentialsProvider
+	// AccessProvider builds configs from the profile's access providers and the credential plugins of a KEP-5339
+	// access-provider file.
+	AccessProvider *AccessProviderOption
 }
 
 // New returns the strategy that option selects. It returns an error unless exactly one strategy is set and
-// complete.
+// complete. The context is not kept.
 func New(_ context.Context, option Option) (Interface, error) {
+	set := 0
+	for _, isSet := range []bool{option.Secret != nil, option.CredentialsProvider != nil, option.AccessProvider != nil} {
+		if isSet {
+			set++
+		}
+	}
 	switch {
-	case option.Secret != nil && option.CredentialsProvider != nil:
-		return nil, errors.New("kubeconfig strategy: set either Secret or CredentialsProvider, not both")
+	case set == 0:
+		return nil, errors.New("kubeconfig strategy: set AccessProvider (or the deprecated Secret or CredentialsProvider)")
+	case set > 1:
+		return nil, errors.New("kubeconfig strategy: set only one of AccessProvider, Secret and CredentialsProvider")
 	case option.Secret != nil:
 		if option.Secret.ConsumerName == "" {
 			return nil, errors.New("kubeconfig strategy: the Secret strategy needs a ConsumerName")
@@ -62,19 +76,11 @@ func New(_ context.Context, option Option) (Interface, error) {
 		if option.CredentialsProvider.Provider == nil {
 			return nil, errors.New("kubeconfig strategy: the CredentialsProvider strategy needs a Provider")
 		}
-		return &credentialsStrategy{provider: option.CredentialsProvider.Provider}, nil
+		return newAccessStrategy(option.CredentialsProvider.Provider)
 	default:
-		return nil, errors.New("kubeconfig strategy: set Secret or CredentialsProvider")
+		if option.AccessProvider.Config == nil {
+			return nil, errors.New("kubeconfig strategy: the AccessProvider strategy needs a Config")
+		}
+		return newAccessStrategy(option.AccessProvider.Config)
 	}
 }
-
-// credentialsStrategy builds configs with credential plugins.
-type credentialsStrategy struct {
-	provider *credentials.CredentialsProvider
-}
-
-func (s *credentialsStrategy) GetKubeConfig(_ context.Context, _ client.Client, clp *clusterinventoryv1alpha1.ClusterProfile) (*rest.Config, error) {
-	return s.provider.BuildConfigFromCP(clp)
-}
-
-func (s *credentialsStrategy) CustomWatches() []CustomWatch { return nil }

@@ -85,8 +85,9 @@ type ClusterProfileStatus struct {
 	// +listMapKey=name
 	CredentialProviders []CredentialProvider `json:"credentialProviders,omitempty"`
 
-	// AccessProviders is the name a later revision of the API gives to CredentialProviders, with the same
-	// elements. It is read when CredentialProviders is empty; write CredentialProviders.
+	// AccessProviders is the name a later revision of the API (KEP-5339) gives to CredentialProviders, with the
+	// same elements. Controllers read both lists; an entry here wins over one of the same type in
+	// CredentialProviders. Tools that write profiles for both revisions write CredentialProviders.
 	// +optional
 	// +listType=map
 	// +listMapKey=name

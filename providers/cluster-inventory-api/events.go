@@ -1,0 +1,35 @@
+package clusterinventoryapi
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+
+	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+)
+
+// maxEventNote is the longest note an events.k8s.io/v1 Event may carry; the API server rejects longer ones.
+const maxEventNote = 1024
+
+// Reasons and actions of the Warning events the provider records on ClusterProfiles.
+const (
+	reasonKubeconfigUnavailable = "KubeconfigUnavailable"
+	actionBuildClientConfig     = "BuildClientConfig"
+	reasonEngageFailed          = "EngageFailed"
+	actionEngage                = "Engage"
+)
+
+// warn records a Warning event on clp through the events API (events.k8s.io/v1), its note cut to what the API
+// server accepts. Recording never blocks: the events broadcaster sends it in the background.
+func (p *Provider) warn(clp *clusterinventoryv1alpha1.ClusterProfile, reason, action, format string, args ...any) {
+	note := fmt.Sprintf(format, args...)
+	if len(note) > maxEventNote {
+		cut := maxEventNote - len("...")
+		for cut > 0 && !utf8.RuneStart(note[cut]) {
+			cut--
+		}
+		note = note[:cut] + "..."
+	}
+	p.recorder.Eventf(clp, nil, corev1.EventTypeWarning, reason, action, "%s", note)
+}
