@@ -23,13 +23,18 @@ const (
 // warn records a Warning event on clp through the events API (events.k8s.io/v1), its note cut to what the API
 // server accepts. Recording never blocks: the events broadcaster sends it in the background.
 func (p *Provider) warn(clp *clusterinventoryv1alpha1.ClusterProfile, reason, action, format string, args ...any) {
+	p.recorder.Eventf(clp, nil, corev1.EventTypeWarning, reason, action, "%s", eventNote(format, args...))
+}
+
+// eventNote formats an event's note, cut at a rune boundary to at most maxEventNote bytes, "..." included.
+func eventNote(format string, args ...any) string {
 	note := fmt.Sprintf(format, args...)
-	if len(note) > maxEventNote {
-		cut := maxEventNote - len("...")
-		for cut > 0 && !utf8.RuneStart(note[cut]) {
-			cut--
-		}
-		note = note[:cut] + "..."
+	if len(note) <= maxEventNote {
+		return note
 	}
-	p.recorder.Eventf(clp, nil, corev1.EventTypeWarning, reason, action, "%s", note)
+	cut := maxEventNote - len("...")
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "..."
 }

@@ -55,7 +55,8 @@ type member struct {
 	failures int
 }
 
-// New returns a provider for opts; the kubeconfig strategy must be set. Register it with SetupWithManager.
+// New returns a provider for opts. It returns an error unless opts.KubeconfigStrategyOption selects exactly one
+// complete strategy, normally AccessProvider. Register the provider with SetupWithManager.
 func New(opts Options) (*Provider, error) {
 	strategy, err := kubeconfigstrategy.New(context.Background(), opts.KubeconfigStrategyOption)
 	if err != nil {

@@ -25,8 +25,8 @@ const notRunningRequeue = time.Second
 
 // Reconcile brings the cluster of one ClusterProfile in line with it: a ready profile whose rest.Config is new or
 // changed is engaged in the background; a profile that is not ready or is gone is disengaged. When the rest.Config
-// cannot be obtained (a missing Secret, no matching credential plugin), the error names the profile's cluster, a
-// Warning event is recorded on the profile and the profile is retried with backoff; a cluster it already has engaged
+// cannot be obtained (no configured access provider, a malformed entry, a missing Secret), the error names the
+// profile's cluster, a Warning event is recorded on the profile and the profile is retried with backoff; a cluster it already has engaged
 // stays engaged with its last config until the profile stops being ready or is deleted. It is the provider's
 // controller's reconciler on the hub; it is not meant to be called otherwise.
 func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -38,9 +38,11 @@ func (c *Config) BuildConfigFromCP(clp *clusterinventoryv1alpha1.ClusterProfile)
 		}
 		return cfg, nil
 	}
-	var names []string
-	for _, e := range append(clp.Status.AccessProviders, clp.Status.CredentialProviders...) {
-		names = append(names, e.Name)
+	names := make([]string, 0, len(clp.Status.AccessProviders)+len(clp.Status.CredentialProviders))
+	for _, list := range [][]clusterinventoryv1alpha1.CredentialProvider{clp.Status.AccessProviders, clp.Status.CredentialProviders} {
+		for _, e := range list {
+			names = append(names, e.Name)
+		}
 	}
 	return nil, fmt.Errorf("cluster profile %s: none of its access providers [%s] is configured (configured: [%s])",
 		profile, strings.Join(names, ", "), strings.Join(c.ProviderNames(), ", "))

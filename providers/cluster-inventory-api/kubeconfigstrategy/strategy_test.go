@@ -16,7 +16,6 @@ import (
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -88,7 +87,7 @@ func TestNewValidatesTheOption(t *testing.T) {
 // reads nothing from the hub (it gets no client) and watches nothing; the deprecated CredentialsProvider option
 // builds the same config.
 func TestAccessProviderStrategy(t *testing.T) {
-	cfg, err := credentials.New([]credentials.Provider{
+	cfg, err := access.New([]access.Provider{
 		{Name: "token", ExecConfig: clientcmdv1.ExecConfig{Command: "/bin/token", APIVersion: "client.authentication.k8s.io/v1"}},
 	})
 	if err != nil {
