@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,8 +19,9 @@ func TestMain(m *testing.M) {
 	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 1})
 }
 
-// The program reconciles a ConfigMap of the member whose kubeconfig file is written into the watched directory
-// while it runs, under the name "<file path>+<context>".
+// The program reconciles a ConfigMap of the member whose kubeconfig file is written into the directory given with
+// -kubeconfig-dirs while it runs, under the name "<file path>+<context>", and logs it with that name. The other two
+// flags are left empty, as a user of the reference's example would.
 func TestReconcilesClustersOfKubeconfigFiles(t *testing.T) {
 	if err := harness.Client(t, fleet, "member-0").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "hello"}}); err != nil {
 		t.Fatal(err)
@@ -30,11 +32,19 @@ func TestReconcilesClustersOfKubeconfigFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-dir", dir)
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-kubeconfig-dirs", dir)
 	member := filepath.Join(dir, "east.kubeconfig")
 	if err := fleet.WriteKubeconfig(member, "member-0"); err != nil {
 		t.Fatal(err)
 	}
-	p.WaitFor(t, `ConfigMap default/hello in cluster "`+member+`+member-0"`)
+	harness.Eventually(t, 0, "ConfigMap default/hello of "+member+"+member-0 logged", func() bool {
+		for line := range strings.Lines(p.Output()) {
+			if strings.Contains(line, "ConfigMap found") && strings.Contains(line, `"cluster": "`+member+`+member-0"`) &&
+				strings.Contains(line, `"namespace": "default"`) && strings.Contains(line, `"name": "hello"`) {
+				return true
+			}
+		}
+		return false
+	})
 	p.Interrupt(t)
 }

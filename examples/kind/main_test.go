@@ -3,6 +3,7 @@ package main
 import (
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +23,11 @@ func TestMain(m *testing.M) {
 	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 1})
 }
 
-// seedReadme is the project README of the specification, whose code sample this program is.
+// seedReadme is the project README of the specification, whose code sample is ./readme.
 const seedReadme = "../../../shared/seeds/004_366f89ae0bdefe5f.txt"
 
-// main.go is the README sample, unmodified: this module compiling is the proof that the sample compiles.
-func TestMainIsTheREADMESample(t *testing.T) {
+// readme/main.go is the README sample, unmodified: this module compiling is the proof that the sample compiles.
+func TestReadmeIsTheREADMESample(t *testing.T) {
 	readme, err := os.ReadFile(seedReadme)
 	if os.IsNotExist(err) {
 		t.Skipf("%s is not here; nothing to compare with", seedReadme)
@@ -39,43 +40,69 @@ func TestMainIsTheREADMESample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatalf("no golang code block in %s", seedReadme)
 	}
-	ours, err := os.ReadFile("main.go")
+	ours, err := os.ReadFile(filepath.Join("readme", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(ours) != sample {
-		t.Errorf("main.go differs from the code sample of %s", seedReadme)
+		t.Errorf("readme/main.go differs from the code sample of %s", seedReadme)
 	}
 }
 
-// The program runs against a kind cluster: kind's library talks to a stand-in for the docker CLI (the provider's
-// testdata/docker) that presents a fleet member as the kind cluster "dev". The program reconciles a ConfigMap in it,
-// logs it with the cluster's name, and exits cleanly on SIGINT.
+// Both programs run against a kind cluster: kind's library talks to a stand-in for the docker CLI (the provider's
+// testdata/docker) that presents a fleet member as the kind cluster "dev". Each program reconciles a ConfigMap in
+// it, logs it with the cluster's name, and exits cleanly on SIGINT. main.go (the reference's form) leaves discovery
+// to the manager; readme/main.go also runs provider.Run beside it.
 func TestRunsAgainstAKindCluster(t *testing.T) {
-	clustersDir := filepath.Join(t.TempDir(), "clusters")
-	standInCluster(t, clustersDir, "dev", "member-0")
-	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
-	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
-		t.Fatal(err)
-	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kind-example"}}
 	if err := harness.Client(t, fleet, "member-0").Create(t.Context(), cm); err != nil {
 		t.Fatal(err)
 	}
-
+	hostKubeconfig := filepath.Join(t.TempDir(), "host.kubeconfig")
+	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
+		t.Fatal(err)
+	}
 	standInBin, err := filepath.Abs("../../providers/kind/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig,
-		"PATH=" + standInBin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"KIND_STANDIN_DIR=" + clustersDir,
-		"KIND_EXPERIMENTAL_PROVIDER="})
+	run := func(t *testing.T, bin string, logged func(output string) bool) {
+		clustersDir := filepath.Join(t.TempDir(), "clusters")
+		standInCluster(t, clustersDir, "dev", "member-0")
+		p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig,
+			"PATH=" + standInBin + string(os.PathListSeparator) + os.Getenv("PATH"),
+			"KIND_STANDIN_DIR=" + clustersDir,
+			"KIND_EXPERIMENTAL_PROVIDER="})
+		harness.Eventually(t, 0, "ConfigMap default/kind-example of cluster dev logged", func() bool { return logged(p.Output()) })
+		p.Interrupt(t)
+	}
 
-	harness.Eventually(t, 0, `"ConfigMap default/kind-example in cluster "dev"" logged`, func() bool {
-		return strings.Contains(p.Output(), `ConfigMap default/kind-example in cluster "dev"`)
+	t.Run("main", func(t *testing.T) {
+		run(t, exampletest.Build(t), func(out string) bool {
+			for line := range strings.Lines(out) {
+				if strings.Contains(line, "ConfigMap found") && strings.Contains(line, `"cluster": "dev"`) &&
+					strings.Contains(line, `"namespace": "default"`) && strings.Contains(line, `"name": "kind-example"`) {
+					return true
+				}
+			}
+			return false
+		})
 	})
-	p.Interrupt(t)
+	t.Run("readme", func(t *testing.T) {
+		run(t, build(t, "./readme"), func(out string) bool {
+			return strings.Contains(out, `ConfigMap default/kind-example in cluster "dev"`)
+		})
+	})
+}
+
+// build builds the program of the package pkg (a path relative to this directory) and returns the binary's path.
+func build(t *testing.T, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
 }
 
 // standInCluster makes the kind cluster name, served by member, in the stand-in runtime's directory dir.

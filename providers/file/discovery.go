@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // target is one cluster a scan found: a context of a kubeconfig file and the rest.Config it resolves to.
@@ -33,11 +35,11 @@ type fileState struct {
 // A file that cannot be read or parsed, and a context that cannot be turned into a rest.Config, is reported once
 // (until it changes) and keeps what the last good version of it defined. A file that no longer exists, or no longer
 // matches the globs of its directory, defines nothing. errs holds what was reported during this scan.
-func (p *Provider) scan(log logr.Logger) (desired map[string]*target, errs []error) {
+func (p *Provider) scan(log logr.Logger) (desired map[multicluster.ClusterName]*target, errs []error) {
 	paths, listErrs := p.candidates(log)
 	errs = append(errs, listErrs...)
 
-	desired = map[string]*target{}
+	desired = map[multicluster.ClusterName]*target{}
 	present := make(map[string]bool, len(paths))
 	for _, path := range paths {
 		state, err := p.readFile(log, path)
@@ -58,11 +60,11 @@ func (p *Provider) scan(log logr.Logger) (desired map[string]*target, errs []err
 			if other, taken := desired[name]; taken {
 				err := fmt.Errorf("cluster %q: context %q of %s has the same name as context %q of %s; ignoring the former",
 					name, c, path, other.context, other.path)
-				p.reportOnce(log, "name:"+name, err, "Duplicate cluster name", "cluster", name)
+				p.reportOnce(log, "name:"+name.String(), err, "Duplicate cluster name", "cluster", name)
 				errs = append(errs, err)
 				continue
 			}
-			p.clearReport("name:" + name)
+			p.clearReport("name:" + name.String())
 			desired[name] = &target{path: path, context: c, config: state.contexts[c]}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -30,14 +31,14 @@ func TestFileWithTwoContexts(t *testing.T) {
 	}
 	_, rec, _ := startController(t, p)
 
-	nameA, nameB := path+"+ctx-a", path+"+ctx-b"
+	nameA, nameB := multicluster.ClusterName(path+"+ctx-a"), multicluster.ClusterName(path+"+ctx-b")
 	if got := p.ClusterName(path, "ctx-a"); got != nameA {
 		t.Fatalf("ClusterName = %q, want %q", got, nameA)
 	}
 	harness.Eventually(t, 0, "objects existing before discovery reconciled", func() bool {
 		return rec.Has(seen(nameA, "before", "member-0")) && rec.Has(seen(nameB, "before", "member-1"))
 	})
-	if got, want := p.ClusterNames(), []string{nameA, nameB}; !slices.Equal(got, want) {
+	if got, want := p.ClusterNames(), []multicluster.ClusterName{nameA, nameB}; !slices.Equal(got, want) {
 		t.Fatalf("clusters %v, want %v", got, want)
 	}
 	createConfigMap(t, "member-0", ns, "after")
@@ -46,7 +47,7 @@ func TestFileWithTwoContexts(t *testing.T) {
 		return rec.Has(seen(nameA, "after", "member-0")) && rec.Has(seen(nameB, "after", "member-1"))
 	})
 	for key := range rec.Keys() {
-		if !strings.HasPrefix(key, nameA+"|") && !strings.HasPrefix(key, nameB+"|") {
+		if !strings.HasPrefix(key, nameA.String()+"|") && !strings.HasPrefix(key, nameB.String()+"|") {
 			t.Errorf("reconciled under an unexpected name: %s", key)
 		}
 	}
@@ -70,7 +71,7 @@ func TestDirectoryWithGlobs(t *testing.T) {
 	}
 	aware := newRecorder()
 	startProvider(t, p, aware)
-	want := []string{filepath.Join(dir, "a.kubeconfig") + "+m0", filepath.Join(dir, "kubeconfig.yaml") + "+m1"}
+	want := clusterNames(filepath.Join(dir, "a.kubeconfig")+"+m0", filepath.Join(dir, "kubeconfig.yaml")+"+m1")
 	aware.waitFor(t, harness.DefaultTimeout, "the matching files engaged", func() bool { return slices.Equal(aware.names(), want) })
 
 	// Custom globs select other files; the separator is configurable.
@@ -82,7 +83,7 @@ func TestDirectoryWithGlobs(t *testing.T) {
 	if err := q.RunOnce(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{filepath.Join(dir, "kubeconfig.yaml") + "#m1", filepath.Join(dir, "notes.yaml") + "#m2"}
+	want = clusterNames(filepath.Join(dir, "kubeconfig.yaml")+"#m1", filepath.Join(dir, "notes.yaml")+"#m2")
 	if got := other.names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
@@ -125,12 +126,12 @@ func TestDefaultSources(t *testing.T) {
 	if err := p.RunOnce(t.Context(), aware); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		filepath.Join(elsewhere, "env.conf") + "+env",
-		filepath.Join(home, ".kube", "config") + "+home",
-		filepath.Join(wd, "kubeconfig.yaml") + "+cwd",
-		filepath.Join(wd, "rel", "relative.conf") + "+rel",
-	}
+	want := clusterNames(
+		filepath.Join(elsewhere, "env.conf")+"+env",
+		filepath.Join(home, ".kube", "config")+"+home",
+		filepath.Join(wd, "kubeconfig.yaml")+"+cwd",
+		filepath.Join(wd, "rel", "relative.conf")+"+rel",
+	)
 	slices.Sort(want)
 	if got := aware.names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
@@ -146,7 +147,7 @@ func TestDefaultSources(t *testing.T) {
 	if err := q.RunOnce(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{filepath.Join(home, ".kube", "config") + "+home", filepath.Join(wd, "kubeconfig.yaml") + "+cwd"}
+	want = clusterNames(filepath.Join(home, ".kube", "config")+"+home", filepath.Join(wd, "kubeconfig.yaml")+"+cwd")
 	slices.Sort(want)
 	if got := other.names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
@@ -167,7 +168,7 @@ func TestUnreachableContextDelaysNoOther(t *testing.T) {
 	began := time.Now()
 	_, rec, _ := startController(t, p)
 	harness.Eventually(t, 10*time.Second, "the reachable member reconciled", func() bool {
-		return rec.Has(seen(path+"+live", "obj", "member-0"))
+		return rec.Has(seen(multicluster.ClusterName(path+"+live"), "obj", "member-0"))
 	})
 	t.Logf("reachable member reconciled %s after start, beside an unreachable one", time.Since(began).Round(time.Millisecond))
 }

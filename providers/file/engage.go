@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // Retry backoff for clusters that fail to start, sync or engage (Start only).
@@ -50,7 +51,7 @@ func (e *permanentError) Unwrap() error { return e.err }
 
 // reconcile makes the members follow desired: names with a new or changed target, or missing their cluster, and
 // names no longer desired get a worker (or wake the one they have). Workers run in parallel, one per name.
-func (p *Provider) reconcile(r *run, desired map[string]*target) {
+func (p *Provider) reconcile(r *run, desired map[multicluster.ClusterName]*target) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for name, t := range desired {
@@ -64,7 +65,7 @@ func (p *Provider) reconcile(r *run, desired map[string]*target) {
 }
 
 // wantLocked records t (nil: remove) as what name must be, and sees that a worker applies it.
-func (p *Provider) wantLocked(r *run, name string, t *target) {
+func (p *Provider) wantLocked(r *run, name multicluster.ClusterName, t *target) {
 	m := p.members[name]
 	if m == nil {
 		if t == nil {
@@ -96,7 +97,7 @@ func (p *Provider) wantLocked(r *run, name string, t *target) {
 // missingLocked reports whether a member that no worker is handling lacks the cluster it wants: engaging it failed
 // (RunOnce does not retry; a cluster that cannot be built waits for a change), or the engaged cluster stopped behind
 // the provider's back, because its run ended (a RunOnce context) or the cluster failed and left the set.
-func (p *Provider) missingLocked(name string, m *member) bool {
+func (p *Provider) missingLocked(name multicluster.ClusterName, m *member) bool {
 	if m.busy || m.want == nil {
 		return false
 	}
@@ -117,7 +118,7 @@ func sameTarget(a, b *target) bool {
 
 // work applies what is wanted for name until it holds, then returns. In Start, failures are retried with backoff
 // until they succeed, what is wanted changes, or the run ends; in RunOnce they are recorded.
-func (p *Provider) work(r *run, name string, m *member) {
+func (p *Provider) work(r *run, name multicluster.ClusterName, m *member) {
 	defer p.workers.Done()
 	delay := initialRetryDelay
 	for {
@@ -141,12 +142,12 @@ func (p *Provider) work(r *run, name string, m *member) {
 			p.mu.Unlock()
 			switch {
 			case err == nil:
-				p.clearReport("cluster:" + name)
+				p.clearReport("cluster:" + name.String())
 			case r.ctx.Err() != nil:
 			case r.errs != nil:
 				r.errs.add(err)
 			default:
-				p.reportOnce(r.log, "cluster:"+name, err, "Failed to engage cluster", "cluster", name)
+				p.reportOnce(r.log, "cluster:"+name.String(), err, "Failed to engage cluster", "cluster", name)
 			}
 			return
 		}
@@ -156,7 +157,7 @@ func (p *Provider) work(r *run, name string, m *member) {
 			continue
 		}
 
-		p.reportOnce(r.log, "cluster:"+name, err, "Failed to engage cluster; retrying", "cluster", name, "after", delay)
+		p.reportOnce(r.log, "cluster:"+name.String(), err, "Failed to engage cluster; retrying", "cluster", name, "after", delay)
 		timer := time.NewTimer(delay)
 		select {
 		case <-r.ctx.Done():
@@ -174,7 +175,7 @@ func isPermanent(err error) bool {
 }
 
 // apply makes name be t (nil: absent) once. gen is the generation of want that t belongs to.
-func (p *Provider) apply(r *run, name string, m *member, t *target, gen uint64) error {
+func (p *Provider) apply(r *run, name multicluster.ClusterName, m *member, t *target, gen uint64) error {
 	if t == nil {
 		p.disengage(r, name, m)
 		return nil
@@ -266,7 +267,7 @@ func (p *Provider) apply(r *run, name string, m *member, t *target, gen uint64) 
 }
 
 // disengage stops the cluster engaged under name, if any.
-func (p *Provider) disengage(r *run, name string, m *member) {
+func (p *Provider) disengage(r *run, name multicluster.ClusterName, m *member) {
 	p.mu.Lock()
 	engaged, cancelLife := m.engaged, m.cancelLife
 	m.engaged, m.config, m.life, m.cancelLife = nil, nil, nil, nil

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -21,10 +22,10 @@ type barrierAware struct {
 	mu      sync.Mutex
 	inside  int
 	all     chan struct{}
-	engaged map[string]bool
+	engaged map[multicluster.ClusterName]bool
 }
 
-func (b *barrierAware) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (b *barrierAware) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	b.mu.Lock()
 	b.inside++
 	if b.inside == b.n {
@@ -56,7 +57,7 @@ func TestContextsEngageInParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := &barrierAware{n: n, all: make(chan struct{}), engaged: map[string]bool{}}
+	aware := &barrierAware{n: n, all: make(chan struct{}), engaged: map[multicluster.ClusterName]bool{}}
 	// Engaged one at a time, the first engagement would wait for this context to end.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -75,7 +76,7 @@ type stuckAware struct {
 	rec   *recorder
 }
 
-func (s *stuckAware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (s *stuckAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	if cl.GetConfig().Host == s.stuck {
 		<-ctx.Done()
 		return ctx.Err()
@@ -100,7 +101,7 @@ func TestChangeAbortsStaleEngagement(t *testing.T) {
 	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-1"}))
 	want := harness.Config(t, fleet, "member-1").Host
 	rec.waitFor(t, 10*time.Second, "c engaged on member-1", func() bool {
-		cl := rec.cluster(path + "+c")
+		cl := rec.cluster(multicluster.ClusterName(path + "+c"))
 		return cl != nil && cl.GetConfig().Host == want
 	})
 }
@@ -116,11 +117,11 @@ func TestStartRetriesFailedEngagement(t *testing.T) {
 	}
 	errs := &errorRecorder{}
 	p.ErrorHandler = errs.handle
-	aware := &failOnceAware{failed: map[string]bool{}, rec: newRecorder()}
+	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: newRecorder()}
 	startProvider(t, p, aware)
-	name := path + "+c"
+	name := multicluster.ClusterName(path + "+c")
 	aware.rec.waitFor(t, harness.DefaultTimeout, "c engaged on retry", func() bool { return aware.rec.cluster(name) != nil })
-	if len(errs.matching(name, "retrying")) != 1 {
+	if len(errs.matching(name.String(), "retrying")) != 1 {
 		t.Fatalf("the failure was not reported once with the cluster's name: %v", errs.matching(""))
 	}
 }

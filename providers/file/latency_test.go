@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -33,10 +34,10 @@ func TestLatency(t *testing.T) {
 	added, removed := make([]time.Duration, 0, latencyRounds), make([]time.Duration, 0, latencyRounds)
 	for i := range latencyRounds {
 		path := filepath.Join(dir, fmt.Sprintf("lat-%d.kubeconfig", i))
-		name := path + "+c"
+		name := multicluster.ClusterName(path + "+c")
 		began := time.Now()
 		writeAtomic(t, path, data)
-		aware.waitFor(t, harness.DefaultTimeout, name+" engaged", func() bool { return aware.cluster(name) != nil })
+		aware.waitFor(t, harness.DefaultTimeout, name.String()+" engaged", func() bool { return aware.cluster(name) != nil })
 		aware.mu.Lock()
 		added = append(added, aware.engagedAt[name].Sub(began))
 		aware.mu.Unlock()
@@ -45,7 +46,7 @@ func TestLatency(t *testing.T) {
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		aware.waitFor(t, harness.DefaultTimeout, name+" disengaged", func() bool { return aware.cluster(name) == nil })
+		aware.waitFor(t, harness.DefaultTimeout, name.String()+" disengaged", func() bool { return aware.cluster(name) == nil })
 		aware.mu.Lock()
 		removed = append(removed, aware.disengagedAt[name].Sub(began))
 		aware.mu.Unlock()
@@ -68,7 +69,7 @@ func TestLatency(t *testing.T) {
 		path := filepath.Join(other, fmt.Sprintf("lat-%d.kubeconfig", i))
 		began := time.Now()
 		writeAtomic(t, path, data)
-		waitTight(t, "first reconcile", func() bool { return rec.Has(seen(path+"+c", "obj", "member-1")) })
+		waitTight(t, "first reconcile", func() bool { return rec.Has(seen(multicluster.ClusterName(path+"+c"), "obj", "member-1")) })
 		reconciled = append(reconciled, time.Since(began))
 	}
 	t.Logf("file written -> first reconcile:    %s", summary(reconciled))

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -36,15 +37,15 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	on1 := kubeconfig(t, map[string]string{"c": "member-1"})
 	for i := range leakRounds {
 		path := filepath.Join(dir, fmt.Sprintf("leak-%d.kubeconfig", i))
-		name := path + "+c"
+		name := multicluster.ClusterName(path + "+c")
 		writeAtomic(t, path, on0)
-		harness.Eventually(t, 0, name+" reconciled from member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, name.String()+" reconciled from member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
 		writeAtomic(t, path, on1)
-		harness.Eventually(t, 0, name+" reconciled from member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		harness.Eventually(t, 0, name.String()+" reconciled from member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		harness.Eventually(t, 0, name+" gone", func() bool { return len(p.ClusterNames()) == 0 })
+		harness.Eventually(t, 0, name.String()+" gone", func() bool { return len(p.ClusterNames()) == 0 })
 	}
 	stop()
 

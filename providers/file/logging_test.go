@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -73,7 +74,7 @@ contexts:
 	done := make(chan error, 1)
 	runCtx, cancel := context.WithCancel(ctx)
 	go func() { done <- p.Start(runCtx, aware) }()
-	aware.waitFor(t, harness.DefaultTimeout, "the good file engaged", func() bool { return aware.cluster(good+"+m") != nil })
+	aware.waitFor(t, harness.DefaultTimeout, "the good file engaged", func() bool { return aware.cluster(multicluster.ClusterName(good+"+m")) != nil })
 	harness.Eventually(t, 0, "both bad files logged", func() bool {
 		out := logs.String()
 		return strings.Contains(out, broken) && strings.Contains(out, partial) && strings.Contains(out, `"orphan"`)

@@ -1,7 +1,6 @@
 package file
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // DefaultSeparator separates a kubeconfig file's path from a context name in cluster names when Options.Separator
@@ -29,16 +30,17 @@ var DefaultKubeconfigGlobs = []string{
 // The zero value is valid and searches the default locations.
 type Options struct {
 	// KubeconfigFiles are kubeconfig files, each read in full: every context in it is a cluster. A file that does
-	// not exist yet is not an error; it is engaged when it appears.
+	// not exist yet is not an error; it is engaged when it appears. Empty entries are ignored, so that the result of
+	// strings.Split on an empty flag value configures nothing.
 	KubeconfigFiles []string
 
 	// KubeconfigDirs are directories searched, not recursively, for files whose names match KubeconfigGlobs. Files
 	// appearing in them later are engaged, files leaving them are disengaged. A directory that does not exist yet is
-	// not an error.
+	// not an error. Empty entries are ignored.
 	KubeconfigDirs []string
 
 	// KubeconfigGlobs are the file name patterns (filepath.Match syntax, matched against names, not paths) that
-	// select the files of KubeconfigDirs. Defaults to DefaultKubeconfigGlobs.
+	// select the files of KubeconfigDirs. Empty entries are ignored; with none left, DefaultKubeconfigGlobs apply.
 	KubeconfigGlobs []string
 
 	// Separator separates the file path from the context name in cluster names. Defaults to DefaultSeparator ("+").
@@ -63,14 +65,16 @@ type settings struct {
 	clusterOptions []cluster.Option
 }
 
-// complete applies the defaults to o in one step and validates the result. Relative paths, including those of
-// $KUBECONFIG, are resolved against the working directory at the time of the call.
+// complete applies the defaults to o in one step and validates the result. Empty entries of the lists are dropped
+// first: a list of only empty entries (as strings.Split returns for an empty flag) counts as unset. Relative paths,
+// including those of $KUBECONFIG, are resolved against the working directory at the time of the call.
 func (o Options) complete() (*settings, error) {
+	files, dirs := nonEmpty(o.KubeconfigFiles), nonEmpty(o.KubeconfigDirs)
 	s := &settings{
-		globs:          slices.Clone(o.KubeconfigGlobs),
+		globs:          nonEmpty(o.KubeconfigGlobs),
 		separator:      o.Separator,
 		clusterOptions: slices.Clone(o.ClusterOptions),
-		explicit:       len(o.KubeconfigFiles) > 0 || len(o.KubeconfigDirs) > 0,
+		explicit:       len(files) > 0 || len(dirs) > 0,
 	}
 	if len(s.globs) == 0 {
 		s.globs = slices.Clone(DefaultKubeconfigGlobs)
@@ -79,9 +83,6 @@ func (o Options) complete() (*settings, error) {
 		s.separator = DefaultSeparator
 	}
 	for _, g := range s.globs {
-		if g == "" {
-			return nil, errors.New("invalid kubeconfig glob: empty pattern")
-		}
 		if strings.ContainsRune(g, '/') || strings.ContainsRune(g, filepath.Separator) {
 			return nil, fmt.Errorf("invalid kubeconfig glob %q: globs match file names and cannot contain a path separator", g)
 		}
@@ -90,18 +91,22 @@ func (o Options) complete() (*settings, error) {
 		}
 	}
 
-	files, dirs := o.KubeconfigFiles, o.KubeconfigDirs
 	if !s.explicit {
 		files, dirs = defaultSources()
 	}
 	var err error
-	if s.files, err = absolutePaths("kubeconfig file", files, s.explicit); err != nil {
+	if s.files, err = absolutePaths("kubeconfig file", files); err != nil {
 		return nil, err
 	}
-	if s.dirs, err = absolutePaths("kubeconfig directory", dirs, s.explicit); err != nil {
+	if s.dirs, err = absolutePaths("kubeconfig directory", dirs); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// nonEmpty returns a copy of list without its empty entries.
+func nonEmpty(list []string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == "" })
 }
 
 // defaultSources returns the places searched when neither files nor directories are configured: every file of
@@ -121,15 +126,11 @@ func defaultSources() (files, dirs []string) {
 	return files, dirs
 }
 
-// absolutePaths makes paths absolute and clean and drops duplicates. Empty paths are an error when the user gave
-// them and skipped otherwise.
-func absolutePaths(what string, paths []string, explicit bool) ([]string, error) {
+// absolutePaths makes paths absolute and clean and drops empty paths and duplicates.
+func absolutePaths(what string, paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		if p == "" {
-			if explicit {
-				return nil, fmt.Errorf("invalid %s: empty path", what)
-			}
 			continue
 		}
 		abs, err := filepath.Abs(p)
@@ -145,8 +146,8 @@ func absolutePaths(what string, paths []string, explicit bool) ([]string, error)
 
 // clusterName is the name of the cluster for a context of a kubeconfig file: the file's absolute path, the
 // separator and the context name.
-func (s *settings) clusterName(path, contextName string) string {
-	return path + s.separator + contextName
+func (s *settings) clusterName(path, contextName string) multicluster.ClusterName {
+	return multicluster.ClusterName(path + s.separator + contextName)
 }
 
 // matches reports whether a file name matches one of the globs.

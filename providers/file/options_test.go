@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 func TestOptionsValidation(t *testing.T) {
@@ -16,9 +18,6 @@ func TestOptionsValidation(t *testing.T) {
 	}{
 		{name: "bad glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"[a-"}}, wantErr: `invalid kubeconfig glob "[a-"`},
 		{name: "glob with a path", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"sub/*.yaml"}}, wantErr: "cannot contain a path separator"},
-		{name: "empty glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{""}}, wantErr: "empty pattern"},
-		{name: "empty file path", opts: Options{KubeconfigFiles: []string{""}}, wantErr: "invalid kubeconfig file: empty path"},
-		{name: "empty directory path", opts: Options{KubeconfigDirs: []string{""}}, wantErr: "invalid kubeconfig directory: empty path"},
 		{name: "valid", opts: Options{KubeconfigFiles: []string{"/a/config"}, KubeconfigGlobs: []string{"*.conf", "x?[0-9].yaml"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +54,7 @@ func TestOptionsDefaults(t *testing.T) {
 	if want := []string{wd}; !slices.Equal(s.dirs, want) {
 		t.Errorf("dirs %v, want %v", s.dirs, want)
 	}
-	if got, want := p.ClusterName("/abs/./config", "dev"), "/abs/config+dev"; got != want {
+	if got, want := p.ClusterName("/abs/./config", "dev"), multicluster.ClusterName("/abs/config+dev"); got != want {
 		t.Errorf("ClusterName = %q, want %q", got, want)
 	}
 
@@ -63,8 +62,36 @@ func TestOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := q.ClusterName("/a", "b"), "/a#b"; got != want {
+	if got, want := q.ClusterName("/a", "b"), multicluster.ClusterName("/a#b"); got != want {
 		t.Errorf("ClusterName = %q, want %q", got, want)
+	}
+}
+
+// Empty entries are ignored, so that lists split from empty comma-separated flags configure nothing: the lists
+// that are left decide, and with nothing left the defaults apply.
+func TestOptionsEmptyEntries(t *testing.T) {
+	s, err := Options{KubeconfigFiles: []string{"", "/a/config", ""}, KubeconfigDirs: []string{""}, KubeconfigGlobs: []string{"", "*.conf"}}.complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.explicit || !slices.Equal(s.files, []string{"/a/config"}) || len(s.dirs) != 0 || !slices.Equal(s.globs, []string{"*.conf"}) {
+		t.Errorf("got explicit=%v files=%v dirs=%v globs=%v, want explicit=true files=[/a/config] dirs=[] globs=[*.conf]",
+			s.explicit, s.files, s.dirs, s.globs)
+	}
+
+	t.Setenv(envKubeconfig, "")
+	fromFlags, err := Options{KubeconfigFiles: []string{""}, KubeconfigDirs: []string{""}, KubeconfigGlobs: []string{""}}.complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, err := Options{}.complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromFlags.explicit || !slices.Equal(fromFlags.files, defaults.files) || !slices.Equal(fromFlags.dirs, defaults.dirs) ||
+		!slices.Equal(fromFlags.globs, DefaultKubeconfigGlobs) {
+		t.Errorf("only empty entries: got files=%v dirs=%v globs=%v, want the defaults files=%v dirs=%v globs=%v",
+			fromFlags.files, fromFlags.dirs, fromFlags.globs, defaults.files, defaults.dirs, DefaultKubeconfigGlobs)
 	}
 }
 

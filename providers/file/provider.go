@@ -35,7 +35,7 @@ type Provider struct {
 	// active is "Start" or "RunOnce" while one of them runs; they never overlap.
 	active string
 	// members holds what the provider wants and has engaged, per cluster name.
-	members map[string]*member
+	members map[multicluster.ClusterName]*member
 	// workers counts the goroutines engaging and disengaging clusters.
 	workers sync.WaitGroup
 
@@ -62,7 +62,7 @@ func New(opts Options) (*Provider, error) {
 	return &Provider{
 		Clusters: clusters.New[cluster.Cluster](),
 		settings: s,
-		members:  map[string]*member{},
+		members:  map[multicluster.ClusterName]*member{},
 		files:    map[string]*fileState{},
 		reports:  map[string]string{},
 	}, nil
@@ -73,7 +73,7 @@ func New(opts Options) (*Provider, error) {
 // for example "/home/me/.kube/config+kind-dev". A relative path is made absolute against the current working
 // directory. Names are stable: the same context of the same file always has the same name, across edits of the file
 // and restarts of the program.
-func (p *Provider) ClusterName(path, contextName string) string {
+func (p *Provider) ClusterName(path, contextName string) multicluster.ClusterName {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -126,7 +126,7 @@ func (p *Provider) RunOnce(ctx context.Context, aware multicluster.Aware) error 
 // Get returns the cluster with the given name (see ClusterName), or an error matching
 // multicluster.ErrClusterNotFound if the provider has none of that name. A cluster is retrievable from before it
 // is engaged until it is disengaged.
-func (p *Provider) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	return p.Clusters.Get(ctx, clusterName)
 }
 

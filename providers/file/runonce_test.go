@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -32,7 +33,7 @@ func TestRunOnce(t *testing.T) {
 	if err := p.RunOnce(ctx, aware); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{first + "+a", first + "+b"}
+	want := clusterNames(first+"+a", first+"+b")
 	if got := aware.names(); !slices.Equal(got, want) {
 		t.Fatalf("after RunOnce: engaged %v, want %v", got, want)
 	}
@@ -44,17 +45,17 @@ func TestRunOnce(t *testing.T) {
 	writeFile(t, first, kubeconfig(t, map[string]string{"a": "member-1"}))
 	harness.Consistently(t, quiet, "no change without a call", func() bool { return slices.Equal(aware.names(), want) })
 
-	clusterA := aware.cluster(first + "+a")
+	clusterA := aware.cluster(multicluster.ClusterName(first + "+a"))
 	if err := p.RunOnce(ctx, aware); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{first + "+a", second + "+c"}
+	want = clusterNames(first+"+a", second+"+c")
 	if got := p.ClusterNames(); !slices.Equal(got, want) {
 		t.Fatalf("after the second RunOnce: provider has %v, want %v", got, want)
 	}
 	// b's removal reaches the recorder asynchronously (see below); c and the new a were engaged by the call.
 	aware.waitFor(t, harness.DefaultTimeout, "b disengaged", func() bool { return slices.Equal(aware.names(), want) })
-	if cl := aware.cluster(first + "+a"); cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
+	if cl := aware.cluster(multicluster.ClusterName(first + "+a")); cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
 		t.Fatal("a was not replaced by a cluster of member-1")
 	}
 
@@ -68,7 +69,7 @@ func TestRunOnce(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("RunOnce returned %v, want an error naming %s", err, bad)
 	}
-	want = []string{first + "+a"}
+	want = clusterNames(first + "+a")
 	if got := p.ClusterNames(); !slices.Equal(got, want) {
 		t.Fatalf("after the third RunOnce: provider has %v, want %v", got, want)
 	}
@@ -117,11 +118,11 @@ func TestStartAndRunOnceExclusive(t *testing.T) {
 // failOnceAware fails the first engagement of every cluster name, then hands engagements to rec.
 type failOnceAware struct {
 	mu     sync.Mutex
-	failed map[string]bool
+	failed map[multicluster.ClusterName]bool
 	rec    *recorder
 }
 
-func (f *failOnceAware) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (f *failOnceAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	f.mu.Lock()
 	first := !f.failed[name]
 	f.failed[name] = true
@@ -140,9 +141,9 @@ func TestRunOnceRetriesFailuresOnNextCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := &failOnceAware{failed: map[string]bool{}, rec: newRecorder()}
-	name := path + "+c"
-	if err := p.RunOnce(t.Context(), aware); err == nil || !strings.Contains(err.Error(), name) {
+	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: newRecorder()}
+	name := multicluster.ClusterName(path + "+c")
+	if err := p.RunOnce(t.Context(), aware); err == nil || !strings.Contains(err.Error(), name.String()) {
 		t.Fatalf("first RunOnce returned %v, want an error naming %s", err, name)
 	}
 	if got := p.ClusterNames(); len(got) != 0 {

@@ -136,8 +136,17 @@ func createConfigMap(t testing.TB, member, ns, name string) {
 
 // seen is the key the test controller records for a reconcile of ConfigMap name, coming from member, under the
 // cluster name clusterName.
-func seen(clusterName, name, member string) string {
-	return clusterName + "|" + name + "=" + member
+func seen(clusterName multicluster.ClusterName, name, member string) string {
+	return clusterName.String() + "|" + name + "=" + member
+}
+
+// clusterNames converts names to cluster names.
+func clusterNames(names ...string) []multicluster.ClusterName {
+	out := make([]multicluster.ClusterName, len(names))
+	for i, n := range names {
+		out[i] = multicluster.ClusterName(n)
+	}
+	return out
 }
 
 // controllers counts the controllers tests have built: controller names must be unique in the process.
@@ -175,23 +184,23 @@ func startController(t *testing.T, p *file.Provider) (mcmanager.Manager, *harnes
 // disengaged. It is safe for concurrent use.
 type recorder struct {
 	mu           sync.Mutex
-	engaged      map[string]cluster.Cluster
-	engagedAt    map[string]time.Time
-	disengagedAt map[string]time.Time
+	engaged      map[multicluster.ClusterName]cluster.Cluster
+	engagedAt    map[multicluster.ClusterName]time.Time
+	disengagedAt map[multicluster.ClusterName]time.Time
 	engagements  int
 	changed      chan struct{}
 }
 
 func newRecorder() *recorder {
 	return &recorder{
-		engaged:      map[string]cluster.Cluster{},
-		engagedAt:    map[string]time.Time{},
-		disengagedAt: map[string]time.Time{},
+		engaged:      map[multicluster.ClusterName]cluster.Cluster{},
+		engagedAt:    map[multicluster.ClusterName]time.Time{},
+		disengagedAt: map[multicluster.ClusterName]time.Time{},
 		changed:      make(chan struct{}, 1),
 	}
 }
 
-func (r *recorder) Engage(ctx context.Context, name string, cl cluster.Cluster) error {
+func (r *recorder) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	now := time.Now()
 	r.mu.Lock()
 	r.engaged[name] = cl
@@ -220,10 +229,10 @@ func (r *recorder) notify() {
 }
 
 // names returns the names of the engaged clusters, sorted.
-func (r *recorder) names() []string {
+func (r *recorder) names() []multicluster.ClusterName {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	names := make([]string, 0, len(r.engaged))
+	names := make([]multicluster.ClusterName, 0, len(r.engaged))
 	for n := range r.engaged {
 		names = append(names, n)
 	}
@@ -232,7 +241,7 @@ func (r *recorder) names() []string {
 }
 
 // cluster returns the cluster engaged under name, or nil.
-func (r *recorder) cluster(name string) cluster.Cluster {
+func (r *recorder) cluster(name multicluster.ClusterName) cluster.Cluster {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.engaged[name]

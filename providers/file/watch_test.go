@@ -43,15 +43,15 @@ func TestWatchFollowsFiles(t *testing.T) {
 	mgr, rec, _ := startController(t, p)
 
 	one := filepath.Join(dir, "one.kubeconfig")
-	nameA, nameB, nameC := one+"+a", one+"+b", one+"+c"
-	engaged := func(name string) cluster.Cluster {
+	nameA, nameB, nameC := multicluster.ClusterName(one+"+a"), multicluster.ClusterName(one+"+b"), multicluster.ClusterName(one+"+c")
+	engaged := func(name multicluster.ClusterName) cluster.Cluster {
 		cl, err := p.Get(t.Context(), name)
 		if err != nil {
 			return nil
 		}
 		return cl
 	}
-	gone := func(name string) bool {
+	gone := func(name multicluster.ClusterName) bool {
 		_, err := p.Get(t.Context(), name)
 		_, mgrErr := mgr.GetCluster(t.Context(), name)
 		return errors.Is(err, multicluster.ErrClusterNotFound) && errors.Is(mgrErr, multicluster.ErrClusterNotFound)
@@ -102,19 +102,19 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeAtomic(t, explicit, kubeconfig(t, map[string]string{"x": "member-1"}))
-		harness.Eventually(t, 0, "x reconciled from member-1", func() bool { return rec.Has(seen(explicit+"+x", "obj", "member-1")) })
+		harness.Eventually(t, 0, "x reconciled from member-1", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-1")) })
 	})
 
 	t.Run("file replaced by a rename is followed", func(t *testing.T) {
 		writeAtomic(t, explicit, kubeconfig(t, map[string]string{"x": "member-0"}))
-		harness.Eventually(t, 0, "x reconciled from member-0", func() bool { return rec.Has(seen(explicit+"+x", "obj", "member-0")) })
+		harness.Eventually(t, 0, "x reconciled from member-0", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-0")) })
 		// Editors also rename the old file away before writing the new one.
 		if err := os.Rename(explicit, explicit+"~"); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, explicit, kubeconfig(t, map[string]string{"x": "member-1", "y": "member-2"}))
-		harness.Eventually(t, 0, "y reconciled from member-2", func() bool { return rec.Has(seen(explicit+"+y", "obj", "member-2")) })
-		if cl := engaged(explicit + "+x"); cl == nil || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
+		harness.Eventually(t, 0, "y reconciled from member-2", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+y"), "obj", "member-2")) })
+		if cl := engaged(multicluster.ClusterName(explicit + "+x")); cl == nil || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
 			t.Fatal("x does not reach member-1")
 		}
 	})
@@ -151,7 +151,7 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		harness.Eventually(t, 0, "a and c gone", func() bool { return gone(nameA) && gone(nameC) })
-		if engaged(explicit+"+x") == nil {
+		if engaged(multicluster.ClusterName(explicit+"+x")) == nil {
 			t.Fatal("x was disengaged too")
 		}
 	})
@@ -159,26 +159,28 @@ func TestWatchFollowsFiles(t *testing.T) {
 	t.Run("file renamed to a name no glob matches is disengaged", func(t *testing.T) {
 		two := filepath.Join(dir, "two.kubeconfig")
 		writeFile(t, two, kubeconfig(t, map[string]string{"t": "member-1"}))
-		harness.Eventually(t, 0, "t engaged", func() bool { return engaged(two+"+t") != nil })
+		harness.Eventually(t, 0, "t engaged", func() bool { return engaged(multicluster.ClusterName(two+"+t")) != nil })
 		if err := os.Rename(two, filepath.Join(dir, "two.bak")); err != nil {
 			t.Fatal(err)
 		}
-		harness.Eventually(t, 0, "t gone", func() bool { return gone(two + "+t") })
+		harness.Eventually(t, 0, "t gone", func() bool { return gone(multicluster.ClusterName(two + "+t")) })
 	})
 
 	t.Run("directory removed disengages its files and is watched again when recreated", func(t *testing.T) {
 		if err := os.RemoveAll(filepath.Dir(explicit)); err != nil {
 			t.Fatal(err)
 		}
-		harness.Eventually(t, 0, "x and y gone", func() bool { return gone(explicit+"+x") && gone(explicit+"+y") })
+		harness.Eventually(t, 0, "x and y gone", func() bool {
+			return gone(multicluster.ClusterName(explicit+"+x")) && gone(multicluster.ClusterName(explicit+"+y"))
+		})
 		if err := os.MkdirAll(filepath.Dir(explicit), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, explicit, kubeconfig(t, map[string]string{"z": "member-2"}))
-		harness.Eventually(t, 0, "z reconciled from member-2", func() bool { return rec.Has(seen(explicit+"+z", "obj", "member-2")) })
+		harness.Eventually(t, 0, "z reconciled from member-2", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+z"), "obj", "member-2")) })
 	})
 
-	if got, want := p.ClusterNames(), []string{explicit + "+z"}; !slices.Equal(got, want) {
+	if got, want := p.ClusterNames(), clusterNames(explicit+"+z"); !slices.Equal(got, want) {
 		t.Fatalf("clusters at the end %v, want %v", got, want)
 	}
 }
@@ -213,7 +215,7 @@ func TestKubernetesVolumeUpdate(t *testing.T) {
 	}
 	aware := newRecorder()
 	startProvider(t, p, aware)
-	name := filepath.Join(dir, "fleet.kubeconfig") + "+k"
+	name := multicluster.ClusterName(filepath.Join(dir, "fleet.kubeconfig") + "+k")
 	host := func(member string) string { return harness.Config(t, fleet, member).Host }
 	aware.waitFor(t, harness.DefaultTimeout, "k engaged on member-0", func() bool {
 		cl := aware.cluster(name)

@@ -33,7 +33,7 @@ func (p *Provider) discover(ctx context.Context, aware multicluster.Aware) error
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		for name := range p.known {
-			p.clusters.Remove(name)
+			p.clusters.Remove(multicluster.ClusterName(name))
 		}
 		clear(p.known)
 	}()
@@ -100,7 +100,7 @@ func (p *Provider) poll(ctx context.Context, log logr.Logger, lister ClusterList
 			continue
 		}
 		delete(p.known, name)
-		p.clusters.Remove(name)
+		p.clusters.Remove(multicluster.ClusterName(name))
 		log.Info("Disengaged kind cluster: it is gone", "cluster", name)
 	}
 }
@@ -146,7 +146,7 @@ func (p *Provider) engageCluster(ctx context.Context, name, kubeconfig string, a
 	if err != nil {
 		return fmt.Errorf("kind cluster %q: creating cluster: %w", name, err)
 	}
-	if err := p.clusters.AddOrReplace(ctx, name, cl, aware); err != nil {
+	if err := p.clusters.AddOrReplace(ctx, multicluster.ClusterName(name), cl, aware); err != nil {
 		return fmt.Errorf("kind cluster %q: %w", name, err)
 	}
 	return nil

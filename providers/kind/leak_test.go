@@ -8,6 +8,7 @@ import (
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/kind"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -30,9 +31,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	for i := range leakRounds {
 		name := fmt.Sprintf("leak-%d", i)
 		lister.set(t, name, "member-0")
-		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(multicluster.ClusterName(name), "obj", "member-0")) })
 		lister.set(t, name, "member-1")
-		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(multicluster.ClusterName(name), "obj", "member-1")) })
 		lister.remove(name)
 		harness.Eventually(t, 0, name+" gone", func() bool { return len(p.ClusterNames()) == 0 })
 	}

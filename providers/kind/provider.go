@@ -81,9 +81,9 @@ func (p *Provider) Run(ctx context.Context, mgr mcmanager.Manager) error {
 	return p.Start(ctx, mgr)
 }
 
-// Get returns the named cluster, or an error matching multicluster.ErrClusterNotFound. A cluster is retrievable
-// from before it is engaged until it is disengaged.
-func (p *Provider) Get(ctx context.Context, clusterName string) (cluster.Cluster, error) {
+// Get returns the cluster named after a kind cluster, or an error matching multicluster.ErrClusterNotFound. A
+// cluster is retrievable from before it is engaged until it is disengaged.
+func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
 	return p.clusters.Get(ctx, clusterName)
 }
 
@@ -93,7 +93,7 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 }
 
 // ClusterNames returns the names of the clusters the provider holds, sorted.
-func (p *Provider) ClusterNames() []string {
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
 	return p.clusters.ClusterNames()
 }
 

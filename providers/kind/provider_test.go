@@ -59,7 +59,7 @@ func TestDiscovery(t *testing.T) {
 	if rec.Has(seen("dev", "after", "member-0")) {
 		t.Error("reconciled an object of dev after it was deleted")
 	}
-	if got := p.ClusterNames(); !slices.Equal(got, []string{"staging"}) {
+	if got := p.ClusterNames(); !slices.Equal(got, []multicluster.ClusterName{"staging"}) {
 		t.Errorf("ClusterNames() = %v, want [staging]", got)
 	}
 }
@@ -77,7 +77,7 @@ func TestPrefix(t *testing.T) {
 
 	harness.Eventually(t, 0, "fleet-a reconciled", func() bool { return rec.Has(seen("fleet-a", "obj", "member-0")) })
 	harness.Consistently(t, 2*time.Second, "other left alone", func() bool {
-		return slices.Equal(p.ClusterNames(), []string{"fleet-a"}) && !rec.Has(seen("other", "obj", "member-1"))
+		return slices.Equal(p.ClusterNames(), []multicluster.ClusterName{"fleet-a"}) && !rec.Has(seen("other", "obj", "member-1"))
 	})
 }
 
@@ -170,7 +170,7 @@ func startControllerWithoutProvider(t testing.TB, p *kind.Provider) (mcmanager.M
 // getOnly hides the provider's Start, so that the manager does not run discovery.
 type getOnly struct{ p *kind.Provider }
 
-func (g getOnly) Get(ctx context.Context, name string) (cluster.Cluster, error) {
+func (g getOnly) Get(ctx context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
 	return g.p.Get(ctx, name)
 }
 

@@ -136,7 +136,9 @@ func createConfigMap(t testing.TB, member, ns, name string) {
 }
 
 // seen is the recorder key of a reconcile of ConfigMap name in cluster, read from member.
-func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
+func seen(cluster multicluster.ClusterName, name, member string) string {
+	return cluster.String() + "/" + name + "@" + member
+}
 
 // startController starts a manager of the fleet's host with the provider and a ConfigMap controller that records
 // seen(cluster, name, member) for every ConfigMap it reads. It returns the manager, the recorder and a function that
