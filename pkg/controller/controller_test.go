@@ -48,12 +48,12 @@ func newManager(t *testing.T) mcmanager.Manager {
 // fakeCluster is a distinct cluster.Cluster value; its methods panic.
 type fakeCluster struct {
 	cluster.Cluster
-	name string
+	name multicluster.ClusterName
 }
 
 // startedSource is a per-cluster source that was started.
 type startedSource struct {
-	cluster string
+	cluster multicluster.ClusterName
 	ctx     context.Context
 	queue   workqueue.TypedRateLimitingInterface[mcreconcile.Request]
 }
@@ -65,7 +65,7 @@ type fakeSource struct {
 	started chan startedSource
 
 	mu    sync.Mutex
-	asked []string
+	asked []multicluster.ClusterName
 }
 
 func newFakeSource() *fakeSource {
@@ -88,10 +88,10 @@ func (s *fakeSource) ForCluster(name multicluster.ClusterName, _ cluster.Cluster
 	}), true, nil
 }
 
-func (s *fakeSource) askedFor() []string {
+func (s *fakeSource) askedFor() []multicluster.ClusterName {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.asked...)
+	return append([]multicluster.ClusterName(nil), s.asked...)
 }
 
 // waitStarted returns the next per-cluster source that starts.
@@ -109,7 +109,7 @@ func (s *fakeSource) waitStarted(t *testing.T) startedSource {
 // reconciled is one call of the reconciler.
 type reconciled struct {
 	req        mcreconcile.Request
-	ctxCluster string
+	ctxCluster multicluster.ClusterName
 	ctxHas     bool
 }
 
@@ -144,7 +144,7 @@ func (r *recorder) none(t *testing.T) {
 	}
 }
 
-func request(clusterName, name string) mcreconcile.Request {
+func request(clusterName multicluster.ClusterName, name string) mcreconcile.Request {
 	return mcreconcile.Request{
 		Request:     reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}},
 		ClusterName: clusterName,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -148,7 +149,7 @@ func TestEngageIdempotenceAndReplacement(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := src.askedFor(); !slices.Equal(got, []string{"a"}) {
+	if got := src.askedFor(); !slices.Equal(got, []multicluster.ClusterName{"a"}) {
 		t.Fatalf("sources built for %q, want a once", got)
 	}
 	stFirst := src.waitStarted(t)
@@ -156,7 +157,7 @@ func TestEngageIdempotenceAndReplacement(t *testing.T) {
 	if err := c.Engage(t.Context(), "a", second); err != nil {
 		t.Fatal(err)
 	}
-	if got := src.askedFor(); !slices.Equal(got, []string{"a", "a"}) {
+	if got := src.askedFor(); !slices.Equal(got, []multicluster.ClusterName{"a", "a"}) {
 		t.Fatalf("sources built for %q, want a twice after the replacement", got)
 	}
 	stSecond := src.waitStarted(t)
@@ -194,7 +195,7 @@ func TestMultiClusterWatchAfterEngage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"a", "b", "ignored"} {
+	for _, name := range []multicluster.ClusterName{"a", "b", "ignored"} {
 		if err := c.Engage(t.Context(), name, &fakeCluster{name: name}); err != nil {
 			t.Fatal(err)
 		}
@@ -205,11 +206,11 @@ func TestMultiClusterWatchAfterEngage(t *testing.T) {
 	if err := c.MultiClusterWatch(src); err != nil {
 		t.Fatal(err)
 	}
-	if got := src.askedFor(); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"a", "b", "ignored"}) {
+	if got := src.askedFor(); !slices.Equal(slices.Sorted(slices.Values(got)), []multicluster.ClusterName{"a", "b", "ignored"}) {
 		t.Errorf("sources built for %q, want every engaged cluster", got)
 	}
-	started := []string{src.waitStarted(t).cluster, src.waitStarted(t).cluster}
-	if slices.Sort(started); !slices.Equal(started, []string{"a", "b"}) {
+	started := []multicluster.ClusterName{src.waitStarted(t).cluster, src.waitStarted(t).cluster}
+	if slices.Sort(started); !slices.Equal(started, []multicluster.ClusterName{"a", "b"}) {
 		t.Errorf("started sources of %q, want a and b (the source declined ignored)", started)
 	}
 }
@@ -259,7 +260,7 @@ func TestManagedControllerIsEngagedByTheManager(t *testing.T) {
 	if err := m.Engage(t.Context(), "after", &fakeCluster{name: "after"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := slices.Sorted(slices.Values(src.askedFor())); !slices.Equal(got, []string{"after", "before"}) {
+	if got := slices.Sorted(slices.Values(src.askedFor())); !slices.Equal(got, []multicluster.ClusterName{"after", "before"}) {
 		t.Errorf("sources built for %q, want the clusters engaged before and after the controller was created", got)
 	}
 }
@@ -270,8 +271,9 @@ func TestQueueKinds(t *testing.T) {
 		options      mccontroller.Options
 		wantPriority bool
 	}{
-		{name: "default", options: mccontroller.Options{}},
+		{name: "default", options: mccontroller.Options{}, wantPriority: true},
 		{name: "priority queue", options: mccontroller.Options{UsePriorityQueue: ptr.To(true)}, wantPriority: true},
+		{name: "priority queue off", options: mccontroller.Options{UsePriorityQueue: ptr.To(false)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

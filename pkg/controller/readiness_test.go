@@ -18,7 +18,9 @@ import (
 )
 
 // gatedSource is a multi-cluster source whose per-cluster sources sync only once their cluster's gate is opened.
-type gatedSource struct{ gates map[string]chan struct{} }
+type gatedSource struct {
+	gates map[multicluster.ClusterName]chan struct{}
+}
 
 func (s *gatedSource) ForCluster(name multicluster.ClusterName, _ cluster.Cluster) (source.TypedSource[mcreconcile.Request], bool, error) {
 	return &gatedClusterSource{gate: s.gates[name]}, true, nil
@@ -46,7 +48,7 @@ func TestUnsyncedClusters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &gatedSource{gates: map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}}
+	src := &gatedSource{gates: map[multicluster.ClusterName]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}}
 	if err := c.MultiClusterWatch(src); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestUnsyncedClusters(t *testing.T) {
 	}
 	engageB, disengageB := context.WithCancel(t.Context())
 	defer disengageB()
-	for name, ctx := range map[string]context.Context{"a": t.Context(), "b": engageB} {
+	for name, ctx := range map[multicluster.ClusterName]context.Context{"a": t.Context(), "b": engageB} {
 		if err := c.Engage(ctx, name, &fakeCluster{name: name}); err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +68,9 @@ func TestUnsyncedClusters(t *testing.T) {
 	}
 
 	start(t, c)
-	eventually(t, "a and b unsynced", func() bool { return slices.Equal(reporter.UnsyncedClusters(), []string{"a", "b"}) })
+	eventually(t, "a and b unsynced", func() bool { return slices.Equal(reporter.UnsyncedClusters(), []multicluster.ClusterName{"a", "b"}) })
 	close(src.gates["a"])
-	eventually(t, "a synced", func() bool { return slices.Equal(reporter.UnsyncedClusters(), []string{"b"}) })
+	eventually(t, "a synced", func() bool { return slices.Equal(reporter.UnsyncedClusters(), []multicluster.ClusterName{"b"}) })
 	disengageB()
 	eventually(t, "b disengaged", func() bool { return len(reporter.UnsyncedClusters()) == 0 })
 }

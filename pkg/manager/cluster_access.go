@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	mccontext "sigs.k8s.io/multicluster-runtime/pkg/context"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -75,8 +76,16 @@ func (s *scopedManager) GetFieldIndexer() client.FieldIndexer { return s.cluster
 func (s *scopedManager) GetRESTMapper() meta.RESTMapper       { return s.cluster.GetRESTMapper() }
 func (s *scopedManager) GetAPIReader() client.Reader          { return s.cluster.GetAPIReader() }
 
+// GetEventRecorderFor returns the cluster's recorder of the core/v1 events API, so Events land in that cluster.
+//
+//nolint:staticcheck // SA1019: a manager.Manager must still offer the deprecated recorder; it is the cluster's.
 func (s *scopedManager) GetEventRecorderFor(name string) record.EventRecorder {
 	return s.cluster.GetEventRecorderFor(name)
+}
+
+// GetEventRecorder returns the cluster's recorder of the events.k8s.io/v1 API, so Events land in that cluster.
+func (s *scopedManager) GetEventRecorder(name string) recorder.EventRecorder {
+	return s.cluster.GetEventRecorder(name)
 }
 
 // Start refuses to run: a scoped manager shares the host manager's runnables, so the multi-cluster manager is the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,7 +68,7 @@ func TestCredentialsNeverLogged(t *testing.T) {
 
 	f.waitClusters(t, "client-key", "token")
 	f.waitReconciled(t, "token/obj=member-0")
-	events := make([]corev1.Event, 0, 8)
+	events := make([]eventsv1.Event, 0, 8)
 	for name, reason := range map[string]string{
 		"token-as-context":  kubeconfig.ReasonInvalidKubeconfig,
 		"key-broken-yaml":   kubeconfig.ReasonInvalidKubeconfig,
@@ -77,23 +77,23 @@ func TestCredentialsNeverLogged(t *testing.T) {
 	} {
 		events = append(events, waitEvent(t, ns, name, reason))
 	}
-	list := &corev1.EventList{}
+	list := &eventsv1.EventList{}
 	if err := hostClient(t).List(t.Context(), list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	events = append(events, list.Items...)
 
 	for _, e := range events {
-		for _, leak := range forbidden.leaks([]string{e.Message}) {
-			t.Errorf("Event %s on Secret %s leaks a credential: %s", e.Reason, e.InvolvedObject.Name, leak)
+		for _, leak := range forbidden.leaks([]string{e.Note}) {
+			t.Errorf("Event %s on Secret %s leaks a credential: %s", e.Reason, e.Regarding.Name, leak)
 		}
 	}
 	for _, leak := range forbidden.leaks(logs.all()) {
 		t.Errorf("log line leaks a credential: %s", leak)
 	}
 	for _, e := range events {
-		if e.InvolvedObject.Name == "token-as-context" {
-			t.Logf("Event for a kubeconfig naming its token as context: %s", e.Message)
+		if e.Regarding.Name == "token-as-context" {
+			t.Logf("Event for a kubeconfig naming its token as context: %s", e.Note)
 			break
 		}
 	}

@@ -159,7 +159,7 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 				what = "Replaced cluster"
 			}
 			log.Info(what, "secret", d.secret.Namespace+"/"+d.secret.Name, "duration", time.Since(began).Round(time.Millisecond))
-			p.recorder.Eventf(d.secret, corev1.EventTypeNormal, ReasonEngaged, "%s %q from key %q of Secret %s/%s", what,
+			p.recorder.Eventf(d.secret, nil, corev1.EventTypeNormal, ReasonEngaged, actionEngage, "%s %q from key %q of Secret %s/%s", what,
 				s.name, p.opts.KubeconfigSecretKey, d.secret.Namespace, d.secret.Name)
 			backoff = engageRetry
 		case err == nil, !current:
@@ -171,7 +171,7 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 			delay := backoff.Step()
 			log.Error(err, "Failed to engage cluster; retrying", "secret", d.secret.Namespace+"/"+d.secret.Name,
 				"retryIn", delay.Round(time.Millisecond))
-			p.recorder.Eventf(d.secret, corev1.EventTypeWarning, ReasonEngageFailed,
+			p.recorder.Eventf(d.secret, nil, corev1.EventTypeWarning, ReasonEngageFailed, actionEngage,
 				"Failed to engage cluster %q from key %q of Secret %s/%s, retrying in %s: %v", s.name,
 				p.opts.KubeconfigSecretKey, d.secret.Namespace, d.secret.Name, delay.Round(time.Second), err)
 			timer := time.NewTimer(delay)

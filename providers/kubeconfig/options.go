@@ -62,6 +62,12 @@ type Options struct {
 	// that attempt (and retrying with backoff). Zero means clusters.DefaultWaitCacheTimeout (two minutes). It
 	// delays no other cluster: each Secret's cluster is engaged in the background.
 	WaitCacheTimeout time.Duration
+
+	// ControllerName names the controller SetupWithManager registers on the host manager (controller names must be
+	// unique within a manager, so two kubeconfig providers on one manager need different names); it is also the
+	// reporting controller of the Events the provider records on Secrets, and the name of its logger. Defaults to
+	// DefaultControllerName ("kubeconfig-provider").
+	ControllerName string
 }
 
 // withDefaults returns a copy of o with every default applied. lookupEnv and readFile are os.LookupEnv and
@@ -75,6 +81,9 @@ func (o Options) withDefaults(lookupEnv func(string) (string, bool), readFile fu
 	}
 	if o.KubeconfigSecretKey == "" {
 		o.KubeconfigSecretKey = DefaultKubeconfigSecretKey
+	}
+	if o.ControllerName == "" {
+		o.ControllerName = DefaultControllerName
 	}
 	if o.WaitCacheTimeout <= 0 {
 		o.WaitCacheTimeout = clusters.DefaultWaitCacheTimeout

@@ -13,13 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
@@ -29,9 +29,14 @@ import (
 
 var _ multicluster.Provider = &Provider{}
 
-// ControllerName is the name of the controller SetupWithManager registers on the host manager, and of the event
-// source of the Events the provider records on Secrets.
-const ControllerName = "kubeconfig-provider"
+// DefaultControllerName is the default of Options.ControllerName: the name of the controller SetupWithManager
+// registers on the host manager, and the reporting controller of the Events the provider records on Secrets.
+const DefaultControllerName = "kubeconfig-provider"
+
+// ControllerName is DefaultControllerName.
+//
+// Deprecated: use DefaultControllerName, or Options.ControllerName to choose another name.
+const ControllerName = DefaultControllerName
 
 // Provider is a provider of the clusters whose kubeconfigs are stored in labelled Secrets of one namespace of the
 // host cluster. Build it with New, pass it to the manager, and call SetupWithManager. All methods are safe for
@@ -45,7 +50,7 @@ type Provider struct {
 	aware    multicluster.Aware
 	scheme   *runtime.Scheme
 	secrets  cache.Cache
-	recorder record.EventRecorder
+	recorder recorder.EventRecorder
 	log      logr.Logger
 
 	// mu guards the fields below. It is held while deciding what to do with a Secret's cluster and while removing
@@ -63,10 +68,11 @@ type Provider struct {
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager is called.
 func New(opts Options) *Provider {
+	opts = opts.osDefaults()
 	p := &Provider{
-		opts:     opts.osDefaults(),
+		opts:     opts,
 		clusters: clusters.New[cluster.Cluster](),
-		log:      logf.Log.WithName(ControllerName),
+		log:      logf.Log.WithName(opts.ControllerName),
 		states:   map[multicluster.ClusterName]*secretState{},
 	}
 	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
@@ -84,7 +90,7 @@ func New(opts Options) *Provider {
 // bounds the setup.
 //
 // Like every controller, the provider's watch runs on the elected leader only. The manager needs RBAC to get, list
-// and watch Secrets and to create and patch Events in Options.Namespace.
+// and watch Secrets and to create and patch Events (events.k8s.io) in Options.Namespace.
 //
 // It returns an error if called twice, or if Options.KubeconfigSecretLabel is not a valid label key.
 func (p *Provider) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
@@ -123,14 +129,14 @@ func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) er
 	p.aware = mgr
 	p.scheme = local.GetScheme()
 	p.secrets = secrets
-	p.recorder = local.GetEventRecorderFor(ControllerName)
-	p.log = mgr.GetLogger().WithName(ControllerName)
+	p.recorder = local.GetEventRecorder(p.opts.ControllerName)
+	p.log = mgr.GetLogger().WithName(p.opts.ControllerName)
 
 	if err := local.Add(&secretWatch{p: p}); err != nil {
 		return fmt.Errorf("kubeconfig provider: adding the cache of Secrets to the manager: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(local).
-		Named(ControllerName).
+		Named(p.opts.ControllerName).
 		WatchesRawSource(source.Kind(secrets, &corev1.Secret{}, &handler.TypedEnqueueRequestForObject[*corev1.Secret]{})).
 		Complete(p)
 	if err != nil {

@@ -83,8 +83,8 @@ func TestSecretLifecycle(t *testing.T) {
 	createdToReconciled := measure(t, began, "first reconcile in c1", func() bool { return f.rec.Has("c1/pre=member-0") })
 	f.waitReconciled(t, "c1/post=member-0")
 	event := waitEvent(t, ns, "c1", kubeconfig.ReasonEngaged)
-	if !strings.Contains(event.Message, `"c1"`) || !strings.Contains(event.Message, ns+"/c1") {
-		t.Errorf("engaged event %q does not name the cluster and the Secret", event.Message)
+	if !strings.Contains(event.Note, `"c1"`) || !strings.Contains(event.Note, ns+"/c1") {
+		t.Errorf("engaged event %q does not name the cluster and the Secret", event.Note)
 	}
 
 	// Touched without changing the kubeconfig: the same cluster stays. The fence Secret, queued after the touch,
@@ -192,8 +192,8 @@ func TestInvalidSecretsRecordEvents(t *testing.T) {
 		{"noserver", kubeconfig.ReasonInvalidKubeconfig, `key "kubeconfig" of Secret ` + ns + `/noserver does not hold a valid kubeconfig`},
 	} {
 		event := waitEvent(t, ns, want.secret, want.reason)
-		if event.Type != corev1.EventTypeWarning || !strings.Contains(event.Message, want.message) {
-			t.Errorf("Secret %s: got %s event %q, want a Warning containing %q", want.secret, event.Type, event.Message, want.message)
+		if event.Type != corev1.EventTypeWarning || !strings.Contains(event.Note, want.message) {
+			t.Errorf("Secret %s: got %s event %q, want a Warning containing %q", want.secret, event.Type, event.Note, want.message)
 		}
 	}
 	f.waitClusters(t, "good")
@@ -206,7 +206,7 @@ func TestInvalidSecretsRecordEvents(t *testing.T) {
 	f.waitClusters(t, "fence", "good")
 	harness.Consistently(t, quiet, "each Warning recorded once", func() bool {
 		for _, name := range []string{"nokey", "empty"} {
-			if events := secretEvents(t, ns, name, kubeconfig.ReasonKubeconfigMissing); len(events) != 1 || events[0].Count > 1 {
+			if events := secretEvents(t, ns, name, kubeconfig.ReasonKubeconfigMissing); len(events) != 1 || events[0].Series != nil {
 				return false
 			}
 		}
@@ -256,7 +256,7 @@ func tokenKubeconfig(t *testing.T, server string, caData []byte, token string) [
 }
 
 // stallingProxy serves member's API through a TLS proxy that passes every request through with the member's admin
-// credentials, except lists of ConfigMaps across all namespaces, which it holds until the client gives up: a
+// credentials, except lists and watches of ConfigMaps across all namespaces, which it holds until the client gives up: a
 // cluster behind it answers discovery but its cache of ConfigMaps never syncs, like a member whose API server is
 // overloaded.
 func stallingProxy(t *testing.T, member string) (server string, caData []byte) {
@@ -273,7 +273,9 @@ func stallingProxy(t *testing.T, member string) (server string, caData []byte) {
 	proxy := httputil.NewSingleHostReverseProxy(upstream)
 	proxy.Transport = transport
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/configmaps" && r.URL.Query().Get("watch") != "true" {
+		// Both ways an informer fills its cache stall: a list, and a watch that streams the initial list
+		// (sendInitialEvents, client-go's default since v0.35).
+		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/configmaps" {
 			<-r.Context().Done()
 			return
 		}
@@ -342,8 +344,8 @@ func TestEngageFailureIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	event := waitEvent(t, ns, "flaky", kubeconfig.ReasonEngageFailed)
-	if event.Type != corev1.EventTypeWarning || !strings.Contains(event.Message, `cluster "flaky"`) {
-		t.Errorf("got %s event %q, want a Warning naming the cluster", event.Type, event.Message)
+	if event.Type != corev1.EventTypeWarning || !strings.Contains(event.Note, `cluster "flaky"`) {
+		t.Errorf("got %s event %q, want a Warning naming the cluster", event.Type, event.Note)
 	}
 	if len(f.provider.ListClusters()) != 0 {
 		t.Errorf("ListClusters() = %v, want none", f.provider.ListClusters())

@@ -32,6 +32,14 @@ const (
 	ReasonEngaged = "ClusterEngaged"
 )
 
+// Actions of the Events the provider records on Secrets (the events.k8s.io/v1 action field).
+const (
+	// actionReadKubeconfig: the provider read the kubeconfig from the Secret.
+	actionReadKubeconfig = "ReadKubeconfig"
+	// actionEngage: the provider engaged, or tried to engage, the cluster.
+	actionEngage = "EngageCluster"
+)
+
 // Reconcile brings the cluster named after a Secret in line with the Secret, and returns at once: engaging runs in
 // the background (see SetupWithManager and the package documentation), so one cluster whose cache is slow to sync
 // never delays another. It is called by the provider's controller; callers need not call it.
@@ -73,7 +81,7 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		}
 		log.Error(err, "Secret does not describe a usable cluster; the cluster is not engaged",
 			"secret", req.NamespacedName.String(), "key", p.opts.KubeconfigSecretKey, "reason", reason)
-		p.recorder.Event(secret, corev1.EventTypeWarning, reason, err.Error())
+		p.recorder.Eventf(secret, nil, corev1.EventTypeWarning, reason, actionReadKubeconfig, "%s", err.Error())
 		return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret does not describe a usable cluster")
 	}
 	return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), d, "")

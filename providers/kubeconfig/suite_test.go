@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -345,16 +346,15 @@ func (f *fleetController) waitClusters(t *testing.T, names ...multicluster.Clust
 }
 
 // secretEvents returns the Events recorded on the Secret ns/name with the given reason.
-func secretEvents(t *testing.T, ns, name, reason string) []corev1.Event {
+func secretEvents(t *testing.T, ns, name, reason string) []eventsv1.Event {
 	t.Helper()
-	list := &corev1.EventList{}
-	if err := hostClient(t).List(t.Context(), list, client.InNamespace(ns),
-		client.MatchingFields{"involvedObject.name": name, "involvedObject.kind": "Secret"}); err != nil {
+	list := &eventsv1.EventList{}
+	if err := hostClient(t).List(t.Context(), list, client.InNamespace(ns)); err != nil {
 		t.Fatalf("listing events: %v", err)
 	}
-	var out []corev1.Event
+	var out []eventsv1.Event
 	for _, e := range list.Items {
-		if e.Reason == reason {
+		if e.Reason == reason && e.Regarding.Kind == "Secret" && e.Regarding.Name == name {
 			out = append(out, e)
 		}
 	}
@@ -362,9 +362,9 @@ func secretEvents(t *testing.T, ns, name, reason string) []corev1.Event {
 }
 
 // waitEvent waits for an Event with the given reason on the Secret ns/name and returns it.
-func waitEvent(t *testing.T, ns, name, reason string) corev1.Event {
+func waitEvent(t *testing.T, ns, name, reason string) eventsv1.Event {
 	t.Helper()
-	var found []corev1.Event
+	var found []eventsv1.Event
 	harness.Eventually(t, shortTimeout, fmt.Sprintf("event %s on Secret %s/%s", reason, ns, name), func() bool {
 		found = secretEvents(t, ns, name, reason)
 		return len(found) > 0

@@ -431,7 +431,7 @@ func TestEventRecorderWritesIntoTheRealNamespace(t *testing.T) {
 	if err := f.vc.GetClient().Create(ctx, obj); err != nil {
 		t.Fatal(err)
 	}
-	recorder := f.vc.GetEventRecorderFor("events-test")
+	recorder := f.vc.GetEventRecorderFor("events-test") //nolint:staticcheck // SA1019: the deprecated recorder is still offered and scoped.
 	recorder.Event(cm(f.b, "subject", nil), corev1.EventTypeWarning, "Escaped", "must be dropped")
 	recorder.Eventf(obj, corev1.EventTypeNormal, "Tested", "hello %s", "world")
 	presented(t, "the recorded object", obj)

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
 
 // NamespacedCluster is a virtual cluster: one namespace of the shared cluster, presented as a cluster whose
@@ -76,8 +77,23 @@ func (c *NamespacedCluster) GetFieldIndexer() client.FieldIndexer {
 // and refer to the real object: an object presented with namespace "default" (or none, for a namespaced kind) is
 // referred to in the real namespace. Events about cluster-scoped objects are recorded as on the shared cluster.
 // An event about an object of another namespace is dropped, and the error is logged with the cluster's name.
+//
+// Deprecated: use GetEventRecorder, the events.k8s.io/v1 API, as controller-runtime does.
 func (c *NamespacedCluster) GetEventRecorderFor(name string) record.EventRecorder {
+	//nolint:staticcheck // SA1019: the deprecated recorder wraps the shared cluster's deprecated recorder.
 	return &namespacedRecorder{recorder: c.Cluster.GetEventRecorderFor(name), scope: c.scope, log: c.log}
+}
+
+// GetEventRecorder returns an events.k8s.io/v1 event recorder whose Events are created in the virtual cluster's
+// real namespace and refer to the real objects: a regarding or related object presented with namespace "default"
+// (or none, for a namespaced kind) is referred to in the real namespace. Events about cluster-scoped objects are
+// recorded as on the shared cluster. An event about an object of another namespace is dropped, and the error is
+// logged with the cluster's name. The name is the Events' reportingController, as in controller-runtime.
+func (c *NamespacedCluster) GetEventRecorder(name string) recorder.EventRecorder {
+	return &namespacedEventsRecorder{
+		recorder: c.Cluster.GetEventRecorder(name),
+		refs:     &namespacedRecorder{scope: c.scope, log: c.log},
+	}
 }
 
 // GetAPIReader returns a reader that reads from the shared cluster's API server, scoped and presented like

@@ -63,7 +63,7 @@ func ExampleNew() {
 				return reconcile.Result{}, client.IgnoreNotFound(err)
 			}
 			// Written with namespace "default", the Event lands in the real namespace.
-			cl.GetEventRecorderFor("example").Event(cm, corev1.EventTypeNormal, "Seen", "reconciled")
+			cl.GetEventRecorder("example").Eventf(cm, nil, corev1.EventTypeNormal, "Seen", "Reconcile", "reconciled")
 			return reconcile.Result{}, nil
 		}))
 	if err != nil {

@@ -6,7 +6,50 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/tools/reference"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
+
+// namespacedEventsRecorder records the events of a virtual cluster through the events.k8s.io/v1 API, with the
+// shared cluster's recorder: both the regarding and the related object are referred to as the real objects, so an
+// Event about an object presented with namespace "default" (or none, for a namespaced kind) is created in the real
+// namespace. Events about cluster-scoped objects are recorded as on the shared cluster. An event about an object of
+// another namespace (regarding or related) is dropped and logged.
+type namespacedEventsRecorder struct {
+	recorder recorder.EventRecorder
+	refs     *namespacedRecorder
+}
+
+var _ recorder.EventRecorder = &namespacedEventsRecorder{}
+
+func (r *namespacedEventsRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	regardingRef, relatedRef, ok := r.references(regarding, related)
+	if ok {
+		r.recorder.Eventf(regardingRef, relatedRef, eventtype, reason, action, note, args...)
+	}
+}
+
+func (r *namespacedEventsRecorder) AnnotatedEventf(regarding, related runtime.Object, annotations map[string]string, eventtype, reason, action, note string, args ...any) {
+	regardingRef, relatedRef, ok := r.references(regarding, related)
+	if ok {
+		r.recorder.AnnotatedEventf(regardingRef, relatedRef, annotations, eventtype, reason, action, note, args...)
+	}
+}
+
+// references returns the real objects to record an event about; a nil related object stays nil.
+func (r *namespacedEventsRecorder) references(regarding, related runtime.Object) (runtime.Object, runtime.Object, bool) {
+	regardingRef, ok := r.refs.reference(regarding)
+	if !ok {
+		return nil, nil, false
+	}
+	if related == nil {
+		return regardingRef, nil, true
+	}
+	relatedRef, ok := r.refs.reference(related)
+	if !ok {
+		return nil, nil, false
+	}
+	return regardingRef, relatedRef, true
+}
 
 // namespacedRecorder records the events of a virtual cluster with the shared cluster's recorder, about the real
 // objects: an object presented with namespace "default" (or none, for a namespaced kind) is referred to in the real
