@@ -1,38 +1,49 @@
 /*
 Package capi provides a multicluster.Provider whose clusters are the workload clusters of Cluster API
-(https://cluster-api.sigs.k8s.io): every provisioned Cluster object in the host (management) cluster becomes a cluster
-of the fleet, named "<namespace>/<name>" of the Cluster object.
+(https://cluster-api.sigs.k8s.io): every ready Cluster object in the host (management) cluster becomes a cluster of
+the fleet, named "<namespace>/<name>" of the Cluster object.
 
-The provider watches the Cluster API core type Cluster of API version cluster.x-k8s.io/v1beta2, the storage version
-of Cluster API v1.12 (the release built on controller-runtime v0.22); v1beta1, which earlier releases and the
-reference design used, is deprecated there and converted to v1beta2 by Cluster API itself. It watches every
-namespace, through a controller registered on the host manager passed to New.
+	provider := capi.New(capi.Options{})
+	mgr, err := mcmanager.New(cfg, provider, manager.Options{})
+	...
+	err = provider.SetupWithManager(mgr)
 
-A Cluster is engaged once it is provisioned (see Provisioned: its control plane is initialized or its phase is
-Provisioned) and not being deleted; its kubeconfig is read from the Secret "<name>-kubeconfig", key "value", in the
-Cluster's namespace, which Cluster API writes (Options.GetSecret can read it elsewhere). A new kubeconfig in that
-Secret (rotated credentials, moved endpoint) replaces the cluster: the new one is engaged before the old one stops.
-A Cluster that is deleted, gets a deletion timestamp or is no longer provisioned is disengaged.
+By default the provider watches the Cluster API core type Cluster of API version cluster.x-k8s.io/v1beta2, in
+every namespace. v1beta2 is the storage version of Cluster API since v1.11 and the one current releases (v1.14,
+which this module is built against) serve as preferred; v1beta1, which earlier releases and the reference design
+used, is deprecated and converted to v1beta2 by Cluster API itself. The module depends only on Cluster API's API
+types (sigs.k8s.io/cluster-api/api), not on Cluster API's controllers, whose module is built on another
+controller-runtime release and pulls in dependencies the provider does not need. Options.ObjectToWatch watches
+another kind instead: an older Cluster API version, or any object that stands for a cluster and has a kubeconfig
+Secret.
 
-Engaging runs in the background, one goroutine per Cluster, so a Cluster whose API server is slow or unreachable
+An object is engaged once it is ready (Options.IsReady; by default DefaultIsReady: the control plane is initialized
+or available, or the phase is Provisioned) and not being deleted. Its kubeconfig is read from the Secret
+"<name>-kubeconfig", key "value", in the object's namespace, which Cluster API writes (Options.GetSecret can read
+it elsewhere); Secrets are read from the API server, never cached by the provider, which watches only their
+metadata. A new kubeconfig in that Secret (rotated credentials, moved endpoint) replaces the cluster: the new one
+is engaged before the old one stops. An object that is deleted, gets a deletion timestamp or is no longer ready is
+disengaged.
+
+Engaging runs in the background, one goroutine per object, so a cluster whose API server is slow or unreachable
 never holds up the others. A missing Secret, a malformed kubeconfig or a cluster that does not sync is logged with
-the cluster's name, recorded as a Warning event on the Cluster object, and retried with backoff; credentials never
-appear in logs, events or errors.
+the cluster's name, recorded as a Warning Event on the object (events.k8s.io, reporting controller
+Options.ControllerName), and retried with backoff; credentials never appear in logs, events or errors.
 
 RBAC on the host cluster (see config/rbac/role.yaml):
 
-  - cluster.x-k8s.io clusters: get, list, watch
-  - core secrets: get, list, watch (the provider caches only the metadata of Secrets and reads the kubeconfig
-    Secret itself when it needs it)
-  - core events (and events.k8s.io events): create, patch
+  - cluster.x-k8s.io clusters (or the kind of Options.ObjectToWatch): get, list, watch
+  - core secrets: get, list, watch (for the kubeconfig Secrets and the metadata watch)
+  - events.k8s.io events (and core events): create, patch
 
 In each workload cluster the provider uses the kubeconfig Cluster API generated, which is cluster-admin; give it
 a kubeconfig of narrower rights through Options.GetSecret where that matters.
 
 Main entry points:
 
-  - New and Options: build the provider and register its controller with the host manager.
+  - New and Options: build the provider; the defaults of every option are in Options.
+  - Provider.SetupWithManager: register the provider's controller on the host manager.
   - Provider.Start: started by the multi-cluster manager; engages clusters until its context ends.
-  - Provisioned: the default test of whether a Cluster is ready to be engaged.
+  - DefaultIsReady, DefaultGetSecret, DefaultNewCluster: the defaults, for options that build on them.
 */
 package capi

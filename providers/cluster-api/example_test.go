@@ -15,25 +15,21 @@ import (
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 )
 
-// This example runs in a Cluster API management cluster and reconciles ConfigMaps in every provisioned workload
-// cluster. The provider needs the host manager first, to register its controller of Cluster objects on it.
+// This example runs in a Cluster API management cluster and reconciles ConfigMaps in every workload cluster whose
+// control plane is up. The provider is built first, handed to the manager, and then set up on it, which registers
+// its controller of Cluster objects on the host manager.
 func ExampleNew() {
 	log := ctrl.Log.WithName("capi-example")
 	ctx := ctrl.SetupSignalHandler()
 
-	host, err := manager.New(ctrl.GetConfigOrDie(), manager.Options{})
+	provider := capi.New(capi.Options{})
+	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, manager.Options{})
 	if err != nil {
-		log.Error(err, "could not create the host manager")
+		log.Error(err, "could not create the manager")
 		os.Exit(1)
 	}
-	provider, err := capi.New(host, capi.Options{})
-	if err != nil {
-		log.Error(err, "could not create the provider")
-		os.Exit(1)
-	}
-	mgr, err := mcmanager.WithMultiCluster(host, provider)
-	if err != nil {
-		log.Error(err, "could not create the multi-cluster manager")
+	if err := provider.SetupWithManager(mgr); err != nil {
+		log.Error(err, "could not set up the provider")
 		os.Exit(1)
 	}
 

@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,7 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -19,15 +21,23 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// notStartedRequeue is how soon a Cluster reconciled before the provider is started is looked at again.
+// notStartedRequeue is how soon an object reconciled before the provider is started is looked at again.
 const notStartedRequeue = time.Second
 
-// Reconcile brings the cluster of one Cluster object in line with it: a provisioned Cluster whose kubeconfig is new
-// or changed is engaged (in the background), a deleted or unprovisioned one is disengaged. Errors (no kubeconfig
-// Secret, a malformed kubeconfig) name the cluster and make the controller retry with backoff. It is the provider's
-// controller's reconciler on the host manager; it is not meant to be called otherwise.
+// Event reasons and the action of the Warning Events the provider records on watched objects.
+const (
+	reasonKubeconfigUnavailable = "KubeconfigUnavailable"
+	reasonEngageFailed          = "EngageFailed"
+	actionEngage                = "Engage"
+)
+
+// Reconcile brings the cluster of one watched object in line with it: a ready object (Options.IsReady) whose
+// kubeconfig is new or changed has its cluster engaged, in the background; an object that is gone, being deleted
+// or not ready has its cluster disengaged. Errors (no kubeconfig, a malformed one) name the cluster, are recorded
+// as a Warning Event on the object and make the controller retry with backoff. It is the reconciler of the
+// provider's controller on the host manager; it is not meant to be called otherwise.
 func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	name := req.String()
+	name := multicluster.ClusterName(req.NamespacedName.String())
 	log := logf.FromContext(ctx).WithValues("cluster", name)
 
 	p.mu.Lock()
@@ -37,25 +47,34 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		return reconcile.Result{RequeueAfter: notStartedRequeue}, nil
 	}
 
-	ccl := &clusterv1.Cluster{}
-	if err := p.client.Get(ctx, req.NamespacedName, ccl); err != nil {
+	obj := p.opts.ObjectToWatch.DeepCopyObject().(client.Object)
+	if err := p.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			p.disengage(log, name, "the Cluster is gone")
+			p.disengage(log, name, "its object is gone")
 			return reconcile.Result{}, nil
 		}
-		return reconcile.Result{}, fmt.Errorf("cluster %q: reading the Cluster: %w", name, err)
+		return reconcile.Result{}, fmt.Errorf("cluster %q: reading its object: %w", name, err)
 	}
-	if !p.opts.IsProvisioned(ccl) {
-		p.disengage(log, name, "the Cluster is not provisioned or is being deleted")
+	if !obj.GetDeletionTimestamp().IsZero() {
+		p.disengage(log, name, "its object is being deleted")
+		return reconcile.Result{}, nil
+	}
+	if !p.selected(obj) {
+		p.disengage(log, name, "its object is filtered out by the provider's predicates")
+		return reconcile.Result{}, nil
+	}
+	if !p.opts.IsReady(ctx, obj) {
+		p.disengage(log, name, "its object is not ready")
 		return reconcile.Result{}, nil
 	}
 	if p.isBusy(name) {
-		return reconcile.Result{}, nil // the engaging goroutine brings the Cluster back when it is done
+		return reconcile.Result{}, nil // the engaging goroutine hands the object back when it is done
 	}
 
-	cfg, err := p.opts.GetSecret(ctx, ccl)
+	cfg, err := p.restConfig(ctx, obj)
 	if err != nil {
-		p.recorder.Eventf(ccl, corev1.EventTypeWarning, "KubeconfigUnavailable", "cannot build a client config for cluster %s: %v", name, err)
+		p.recorder.Eventf(obj, nil, corev1.EventTypeWarning, reasonKubeconfigUnavailable, actionEngage,
+			"cannot build a client config for cluster %s: %v", name, err)
 		return reconcile.Result{}, fmt.Errorf("cluster %q: %w", name, err)
 	}
 
@@ -71,24 +90,59 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	}
 	m.busy = true
 	p.workers.Add(1)
-	go p.engage(p.ctx, p.aware, log, ccl.DeepCopy(), name, cfg, m)
+	go p.engage(p.ctx, p.aware, log, obj, name, cfg, m)
 	return reconcile.Result{}, nil
 }
 
-func (p *Provider) isBusy(name string) bool {
+// selected reports whether every one of Options.Predicates accepts obj as a generic event. Events of watched
+// objects are filtered by the predicates before they are queued, but an object also comes back through its
+// kubeconfig Secret and through retries: it must pass the predicates then too.
+func (p *Provider) selected(obj client.Object) bool {
+	for _, pred := range p.opts.Predicates {
+		if !pred.Generic(event.GenericEvent{Object: obj}) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Provider) isBusy(name multicluster.ClusterName) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m := p.members[name]
 	return m != nil && m.busy
 }
 
-// engage builds and engages the cluster of ccl with cfg, replacing the one engaged before if any, and then hands
-// the Cluster back to the controller: at once on success (to catch changes made meanwhile), after a backoff on
+// restConfig returns the rest.Config of obj's cluster, from the kubeconfig GetSecret returns.
+func (p *Provider) restConfig(ctx context.Context, obj client.Object) (*rest.Config, error) {
+	data, err := p.opts.GetSecret(ctx, p.direct, obj)
+	if err != nil {
+		return nil, err
+	}
+	return parseKubeconfig(data)
+}
+
+// parseKubeconfig builds a rest.Config from the current context of a kubeconfig. Its errors never echo the
+// kubeconfig: it carries credentials.
+func parseKubeconfig(data []byte) (*rest.Config, error) {
+	kubeconfig, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, errors.New("cannot parse the kubeconfig")
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kubeconfig, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("invalid kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// engage builds and engages the cluster of obj with cfg, replacing the one engaged before if any, and then hands
+// the object back to the controller: at once on success (to catch changes made meanwhile), after a backoff on
 // failure.
-func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, ccl *clusterv1.Cluster, name string, cfg *rest.Config, m *member) {
+func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, obj client.Object, name multicluster.ClusterName, cfg *rest.Config, m *member) {
 	defer p.workers.Done()
 
-	cl, err := p.opts.NewCluster(ctx, ccl, cfg, p.opts.ClusterOptions...)
+	cl, err := p.opts.NewCluster(ctx, obj, cfg, p.opts.ClusterOptions...)
 	if err != nil {
 		err = fmt.Errorf("cluster %q: creating the cluster: %w", name, err)
 	} else {
@@ -112,19 +166,20 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 		return
 	case err != nil:
 		log.Error(err, "Cannot engage cluster, retrying", "retryAfter", delay)
-		p.recorder.Eventf(ccl, corev1.EventTypeWarning, "EngageFailed", "cannot engage cluster %s: %v", name, err)
+		p.recorder.Eventf(obj, nil, corev1.EventTypeWarning, reasonEngageFailed, actionEngage,
+			"cannot engage cluster %s: %v", name, err)
 	case replaced:
 		log.Info("Replaced cluster: its kubeconfig changed")
 	default:
 		log.Info("Engaged cluster")
 	}
 
-	retry.HandBack(ctx, delay, p.retry, event.TypedGenericEvent[*clusterv1.Cluster]{Object: ccl})
+	retry.HandBack(ctx, delay, p.retry, event.GenericEvent{Object: obj})
 }
 
-// disengage stops the named cluster, unless it is being engaged: the engaging goroutine hands the Cluster back to
-// the controller when it is done, and the Cluster is looked at again then.
-func (p *Provider) disengage(log logr.Logger, name, why string) {
+// disengage stops the named cluster, unless it is being engaged: the engaging goroutine hands the object back to
+// the controller when it is done, and the object is looked at again then.
+func (p *Provider) disengage(log logr.Logger, name multicluster.ClusterName, why string) {
 	p.mu.Lock()
 	m := p.members[name]
 	if m == nil || m.busy {

@@ -2,10 +2,12 @@ package capi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,13 +22,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -45,13 +46,24 @@ func TestMain(m *testing.M) {
 	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2, CRDDirectoryPaths: []string{crd}, ErrorIfCRDPathMissing: true})
 }
 
-// clusterCRD returns the path of the Cluster CRD shipped in the Cluster API module this module requires.
+// clusterCRD returns the path of Cluster API's Cluster CRD, from the Cluster API module of the release of the API
+// types this module requires. The provider depends on the API types module only, which ships no CRDs, so the
+// release's main module is fetched with "go mod download" (from the module cache when it is there).
 func clusterCRD() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	version, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "sigs.k8s.io/cluster-api/api").Output()
 	if err != nil {
-		return "", fmt.Errorf("locating the Cluster API module: %w", err)
+		return "", fmt.Errorf("finding the version of the Cluster API types: %w", err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml"), nil
+	module := "sigs.k8s.io/cluster-api@" + strings.TrimSpace(string(version))
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	if err != nil {
+		return "", fmt.Errorf("downloading %s for its CRDs: %w", module, err)
+	}
+	var downloaded struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &downloaded); err != nil || downloaded.Error != "" {
+		return "", fmt.Errorf("downloading %s for its CRDs: %v %s", module, err, downloaded.Error)
+	}
+	return filepath.Join(downloaded.Dir, "core", "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml"), nil
 }
 
 // scheme knows the built-in types and Cluster API's.
@@ -150,33 +162,27 @@ func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
 	}
 }
 
-func seen(cluster, name, member string) string { return cluster + "/" + name + "@" + member }
+func seen(cluster multicluster.ClusterName, name, member string) string {
+	return cluster.String() + "/" + name + "@" + member
+}
 
-// start builds a host manager, the provider on it with opts, and a multi-cluster manager with a ConfigMap controller
-// recording seen(cluster, name, member); it starts the manager until the test ends or stop is called.
+// start builds a multi-cluster manager of the host with a provider built from opts and set up on it, and a
+// ConfigMap controller recording seen(cluster, name, member); it starts the manager until the test ends or stop is
+// called.
 func start(t testing.TB, opts capi.Options) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
 	hostScheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(hostScheme))
-	host, err := manager.New(fleet.Host(), manager.Options{
-		Scheme:                 hostScheme, // the provider adds Cluster API's types to it
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	p := capi.New(opts)
+	mgr := harness.NewManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
+		o.Scheme = hostScheme // the provider adds Cluster API's types to it
+		o.Controller = config.Controller{SkipNameValidation: ptr.To(true)}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := capi.New(host, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := mcmanager.WithMultiCluster(host, p)
-	if err != nil {
+	if err := p.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	rec := harness.NewRecorder()
-	err = mcbuilder.ControllerManagedBy(mgr).
+	err := mcbuilder.ControllerManagedBy(mgr).
 		Named(fmt.Sprintf("capi-%p", rec)).
 		For(&corev1.ConfigMap{}).
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
@@ -196,4 +202,35 @@ func start(t testing.TB, opts capi.Options) (*capi.Provider, mcmanager.Manager, 
 	}
 	stop := harness.StartManager(t, t.Context(), mgr)
 	return p, mgr, rec, stop
+}
+
+// mcHost is the host's name in the fleet, for newNamespace.
+const mcHost = mcenvtest.HostName
+
+// namesIn returns the provider's clusters of objects in namespace ns: tests share the host, and a provider sees
+// every namespace.
+func namesIn(p *capi.Provider, ns string) []multicluster.ClusterName {
+	return slices.DeleteFunc(p.ListClusters(), func(name multicluster.ClusterName) bool {
+		return !strings.HasPrefix(name.String(), ns+"/")
+	})
+}
+
+// warnedAbout returns the names of the objects in namespace ns with a Warning Event whose message names the
+// cluster "<ns>/<object name>"; it fails the test if any Event shows secret.
+func warnedAbout(t testing.TB, ns, secret string) map[string]bool {
+	t.Helper()
+	var events corev1.EventList
+	if err := hostClient(t).List(t.Context(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	warned := map[string]bool{}
+	for _, e := range events.Items {
+		if secret != "" && strings.Contains(e.Message, secret) {
+			t.Errorf("event %q shows a credential", e.Message)
+		}
+		if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, ns+"/"+e.InvolvedObject.Name) {
+			warned[e.InvolvedObject.Name] = true
+		}
+	}
+	return warned
 }
