@@ -1,5 +1,5 @@
-// Command cluster-api runs in a Cluster API management cluster and reconciles the ConfigMaps of every provisioned
-// workload cluster, named "<namespace>/<name>" of its Cluster object (providers/cluster-api).
+// Command cluster-api runs in a Cluster API management cluster and reconciles the ConfigMaps of every workload
+// cluster whose control plane is up, named "<namespace>/<name>" of its Cluster object (providers/cluster-api).
 package main
 
 import (
@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -20,30 +22,36 @@ import (
 )
 
 func main() {
-	log := ctrl.Log.WithName("cluster-api-example")
+	logf.SetLogger(zap.New(zap.UseDevMode(true)))
+	log := logf.Log.WithName("cluster-api-example")
 	ctx := ctrl.SetupSignalHandler()
 
-	host, err := manager.New(ctrl.GetConfigOrDie(), manager.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	cfg, err := ctrl.GetConfig()
 	if err != nil {
-		log.Error(err, "could not create the host manager")
-		os.Exit(1)
-	}
-	provider, err := capi.New(host, capi.Options{})
-	if err != nil {
-		log.Error(err, "could not create the provider")
-		os.Exit(1)
-	}
-	mgr, err := mcmanager.WithMultiCluster(host, provider)
-	if err != nil {
-		log.Error(err, "could not create the multi-cluster manager")
+		log.Error(err, "could not get the management cluster's kubeconfig")
 		os.Exit(1)
 	}
 
+	// The provider first, then the manager with the provider, then the provider's controller on the manager.
+	provider := capi.New(capi.Options{})
+	mgr, err := mcmanager.New(cfg, provider, manager.Options{
+		Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	if err != nil {
+		log.Error(err, "could not create the manager")
+		os.Exit(1)
+	}
+	if err := provider.SetupWithManager(mgr); err != nil {
+		log.Error(err, "could not set up the provider")
+		os.Exit(1)
+	}
+
+	// A ConfigMap controller that runs in every workload cluster.
 	err = mcbuilder.ControllerManagedBy(mgr).
 		Named("workload-configmaps").
 		For(&corev1.ConfigMap{}).
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
+			cl, err := mgr.GetCluster(ctx, req.ClusterName) // "<namespace>/<name>" of the Cluster object
 			if err != nil {
 				return ctrl.Result{}, err
 			}
@@ -55,12 +63,12 @@ func main() {
 			return ctrl.Result{}, nil
 		}))
 	if err != nil {
-		log.Error(err, "could not create controller")
+		log.Error(err, "could not create the ConfigMap controller")
 		os.Exit(1)
 	}
 
 	if err := mgr.Start(ctx); err != nil {
-		log.Error(err, "could not run manager")
+		log.Error(err, "could not run the manager")
 		os.Exit(1)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,13 +27,32 @@ import (
 var fleet *mcenvtest.Fleet
 
 func TestMain(m *testing.M) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	crd, err := clusterCRD()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "locating the Cluster API module:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	crd := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml")
 	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 1, CRDDirectoryPaths: []string{crd}, ErrorIfCRDPathMissing: true})
+}
+
+// clusterCRD returns the path of Cluster API's Cluster CRD, from the Cluster API module of the release of the API
+// types the provider requires; that module (unlike the API types module) ships the CRDs, and "go mod download"
+// fetches it, from the module cache when it is there.
+func clusterCRD() (string, error) {
+	version, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "sigs.k8s.io/cluster-api/api").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the version of the Cluster API types: %w", err)
+	}
+	module := "sigs.k8s.io/cluster-api@" + strings.TrimSpace(string(version))
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	if err != nil {
+		return "", fmt.Errorf("downloading %s for its CRDs: %w", module, err)
+	}
+	var downloaded struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &downloaded); err != nil || downloaded.Error != "" {
+		return "", fmt.Errorf("downloading %s for its CRDs: %v %s", module, err, downloaded.Error)
+	}
+	return filepath.Join(downloaded.Dir, "core", "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml"), nil
 }
 
 // The program, run against a management cluster with one provisioned Cluster whose kubeconfig Secret reaches a

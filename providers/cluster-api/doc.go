@@ -9,13 +9,13 @@ the fleet, named "<namespace>/<name>" of the Cluster object.
 	err = provider.SetupWithManager(mgr)
 
 By default the provider watches the Cluster API core type Cluster of API version cluster.x-k8s.io/v1beta2, in
-every namespace. v1beta2 is the storage version of Cluster API since v1.11 and the one current releases (v1.14,
-which this module is built against) serve as preferred; v1beta1, which earlier releases and the reference design
-used, is deprecated and converted to v1beta2 by Cluster API itself. The module depends only on Cluster API's API
-types (sigs.k8s.io/cluster-api/api), not on Cluster API's controllers, whose module is built on another
-controller-runtime release and pulls in dependencies the provider does not need. Options.ObjectToWatch watches
-another kind instead: an older Cluster API version, or any object that stands for a cluster and has a kubeconfig
-Secret.
+every namespace. v1beta2, introduced in Cluster API v1.11, is the storage version of current releases (v1.14, whose
+API types this module is built against); v1beta1, which earlier releases and the reference design used, is
+deprecated, converted to v1beta2 by Cluster API itself, and on track to be no longer served from Cluster API v1.16.
+The module depends only on Cluster API's API types (sigs.k8s.io/cluster-api/api), not on the main Cluster API
+module, which is built on an older controller-runtime release and pulls in dependencies the provider does not need.
+Options.ObjectToWatch watches another kind instead: another Cluster API version (as an unstructured object), or any
+object that stands for a cluster and has a kubeconfig Secret.
 
 An object is engaged once it is ready (Options.IsReady; by default DefaultIsReady: the control plane is initialized
 or available, or the phase is Provisioned) and not being deleted. Its kubeconfig is read from the Secret
