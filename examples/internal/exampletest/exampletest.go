@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,6 +23,23 @@ func Build(t testing.TB) string {
 	bin := filepath.Join(t.TempDir(), "example")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BuildPackage builds the program of the package pkg, which need not be the test's own, and returns the binary's
+// path, named after the package's last path element ("example" for "." or ".."). pkg is what `go build` takes: an
+// import path, or a directory relative to the working directory (the test's package) starting with "./" or "../".
+// It is built in the working directory's module, like Build, and a build failure fails the test.
+func BuildPackage(t testing.TB, pkg string) string {
+	t.Helper()
+	name := path.Base(filepath.ToSlash(pkg))
+	if name == "." || name == ".." || name == "/" {
+		name = "example"
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
