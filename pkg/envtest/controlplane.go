@@ -42,6 +42,9 @@ type controlPlane struct {
 	started          bool
 	stopped          bool
 	apiServerStopped bool
+	// apiServerPaused is set while PauseMemberAPIServer holds the API server process, apiServerPausedPID, stopped.
+	apiServerPaused    bool
+	apiServerPausedPID int
 
 	// admin is the admin config while the control plane runs, nil before and after. It is read without mu, so
 	// that configs can be had while an API server restarts.
@@ -168,6 +171,10 @@ func (cp *controlPlane) stopLocked() error {
 	cp.stopped = true
 	cp.admin.Store(nil)
 	var errs []error
+	// A paused process cannot act on the SIGTERM of a graceful stop.
+	if err := cp.resumeAPIServerLocked(); err != nil {
+		errs = append(errs, err)
+	}
 	if cp.started {
 		if err := cp.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop control plane %q: %w", cp.name, err))
@@ -192,6 +199,10 @@ func (cp *controlPlane) stopAPIServer() error {
 	}
 	if cp.apiServerStopped {
 		return nil
+	}
+	// A paused process cannot act on the SIGTERM of a graceful stop.
+	if err := cp.resumeAPIServerLocked(); err != nil {
+		return err
 	}
 	cp.apiServerStopped = true
 	begin := time.Now()

@@ -10,7 +10,10 @@ A Fleet has an optional host control plane, for the multi-cluster manager itself
 the clusters the manager reconciles across. Members can join (AddMember) and leave (RemoveMember) while the fleet
 runs, and the API server of any of them can be stopped and started again (StopMemberAPIServer,
 RestartMemberAPIServer) on the same address with the same certificates, so that tests can take a cluster away and
-bring it back under the same configs and kubeconfigs.
+bring it back under the same configs and kubeconfigs. For fault tests, an API server can also be killed with
+SIGKILL as in a crash (KillMemberAPIServer, then RestartMemberAPIServer), or paused with SIGSTOP so that it accepts
+connections but answers nothing, as a hung process would (PauseMemberAPIServer, ResumeMemberAPIServer); only the
+processes the fleet started are signalled, by pid (Linux only).
 
 Main entry points:
 
