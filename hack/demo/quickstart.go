@@ -11,6 +11,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 )
@@ -45,11 +46,12 @@ func setupQuickstart(mgr mcmanager.Manager, n *narrator) error {
 
 // shortName is the context part of a file provider's cluster name ("<path>+<context>"): the member's name, as the
 // demo's kubeconfigs name their context after it.
-func shortName(cluster string) string {
-	if i := strings.LastIndex(cluster, file.DefaultSeparator); i >= 0 {
-		return cluster[i+len(file.DefaultSeparator):]
+func shortName(cluster multicluster.ClusterName) string {
+	name := cluster.String()
+	if i := strings.LastIndex(name, file.DefaultSeparator); i >= 0 {
+		return name[i+len(file.DefaultSeparator):]
 	}
-	return cluster
+	return name
 }
 
 // engagementWatcher is a cluster-aware runnable that narrates clusters joining and leaving the manager.
@@ -62,7 +64,7 @@ func (w *engagementWatcher) Start(ctx context.Context) error {
 	return nil
 }
 
-func (w *engagementWatcher) Engage(ctx context.Context, name string, _ cluster.Cluster) error {
+func (w *engagementWatcher) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
 	short := shortName(name)
 	w.n.clusterEngaged(short)
 	context.AfterFunc(ctx, func() { w.n.clusterDisengaged(short) })

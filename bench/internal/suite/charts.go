@@ -40,7 +40,9 @@ func (r *Report) Charts(p plan) []Chart {
 	steady.Series = []Series{{"p50", sp50}, {"p99", sp99}}
 
 	noisy := Chart{File: "perf-noisy-neighbour.svg", Title: "Noisy neighbour: quiet clusters' write → reconcile", Unit: "ms", Log: true}
-	noisy.Groups = []string{"no burst", "burst, fair queue", "burst, FIFO queue"}
+	for _, c := range noisyCases {
+		noisy.Groups = append(noisy.Groups, c.name)
+	}
 	np50, np99 := make([]float64, len(noisy.Groups)), make([]float64, len(noisy.Groups))
 	for i, c := range noisy.Groups {
 		np50[i] = get("noisy-neighbour", c, "quiet write→reconcile p50")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
 
@@ -46,7 +47,7 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 	defer func() { _ = stop() }()
 
 	cycle := func(i int) error {
-		name := fmt.Sprintf("churn-%05d", i)
+		name := multicluster.ClusterName(fmt.Sprintf("churn-%05d", i))
 		cl, err := separateCluster(cfg, ns)
 		if err != nil {
 			return err
@@ -54,16 +55,11 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 		if err := provider.Add(ctx, name, cl); err != nil {
 			return err
 		}
-		if err := waitUntil(ctx, time.Minute, name+" reconciled", func() bool {
-			seen.mu.Lock()
-			defer seen.mu.Unlock()
-			_, ok := seen.seen[name]
-			return ok
-		}); err != nil {
+		if err := waitUntil(ctx, time.Minute, name.String()+" reconciled", func() bool { return seen.has(name.String()) }); err != nil {
 			return err
 		}
 		provider.Remove(name)
-		return waitUntil(ctx, time.Minute, name+" gone", func() bool { return len(provider.ClusterNames()) == 0 })
+		return waitUntil(ctx, time.Minute, name.String()+" gone", func() bool { return len(provider.ClusterNames()) == 0 })
 	}
 	// Warm-up cycles first, so that what is created once per process (clients, metrics, connections) is in the
 	// baseline, and what earlier scenarios left to wind down has ended.

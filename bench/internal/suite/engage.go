@@ -17,6 +17,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
@@ -29,8 +30,8 @@ func firstReconciles(mgr mcmanager.Manager, name, prefix string, seen *firsts) e
 		Named(name).
 		For(&corev1.ConfigMap{}).
 		Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			if strings.HasPrefix(req.ClusterName, prefix) {
-				seen.mark(req.ClusterName)
+			if name := req.ClusterName.String(); strings.HasPrefix(name, prefix) {
+				seen.mark(name)
 			}
 			return reconcile.Result{}, nil
 		}))
@@ -142,7 +143,9 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 		}
 	}
 	t0 := time.Now()
-	err = parallel(min(n, 100), n, func(i int) error { return provider.Add(ctx, fmt.Sprintf("%s%04d", prefix, i), built[i]) })
+	err = parallel(min(n, 100), n, func(i int) error {
+		return provider.Add(ctx, multicluster.ClusterName(fmt.Sprintf("%s%04d", prefix, i)), built[i])
+	})
 	if err == nil {
 		err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d separate clusters reconciled", n), func() bool { return seen.count() == n })
 	}

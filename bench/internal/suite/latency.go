@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
@@ -26,14 +27,14 @@ const writtenAnnotation = "bench.multicluster-runtime.sigs.k8s.io/written"
 type latencies struct {
 	mu          sync.Mutex
 	lat         []time.Duration
-	pending     map[string][]int64 // cluster → start times of its writes not reconciled yet, in order
+	pending     map[multicluster.ClusterName][]int64 // cluster → start times of its writes not reconciled yet, in order
 	count       int
-	perCluster  map[string]int
+	perCluster  map[multicluster.ClusterName]int
 	first, last time.Time
 }
 
 func newLatencies() *latencies {
-	return &latencies{pending: map[string][]int64{}, perCluster: map[string]int{}}
+	return &latencies{pending: map[multicluster.ClusterName][]int64{}, perCluster: map[multicluster.ClusterName]int{}}
 }
 
 // reconciler returns a reconciler that spends work on every request (simulated work, not synchronisation), and
@@ -89,7 +90,7 @@ func (l *latencies) reconciles() (int, time.Duration) {
 }
 
 // of returns how many reconciles of the cluster ran.
-func (l *latencies) of(cluster string) int {
+func (l *latencies) of(cluster multicluster.ClusterName) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.perCluster[cluster]
@@ -115,7 +116,7 @@ func (l *latencies) samples() []time.Duration {
 
 // tick writes the current time into the annotation of object name in ns, which cluster clusterName reconciles,
 // and returns how long the write took.
-func (l *latencies) tick(ctx context.Context, c client.Client, clusterName, ns, name string) (time.Duration, error) {
+func (l *latencies) tick(ctx context.Context, c client.Client, clusterName multicluster.ClusterName, ns, name string) (time.Duration, error) {
 	start := time.Now()
 	l.mu.Lock()
 	l.pending[clusterName] = append(l.pending[clusterName], start.UnixNano())

@@ -13,6 +13,7 @@ import (
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 )
@@ -93,7 +94,7 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		}
 	}
 	if err := parallel(min(size.Clusters, 100), size.Clusters, func(i int) error {
-		return provider.Add(ctx, nsOf(i), built[i])
+		return provider.Add(ctx, multicluster.ClusterName(nsOf(i)), built[i])
 	}); err != nil {
 		return memSnapshot{}, err
 	}
@@ -111,8 +112,8 @@ func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		}
 	}
 
-	err = steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string, string) {
-		return writers[i%len(members)], nsOf(i), nsOf(i)
+	err = steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, multicluster.ClusterName, string) {
+		return writers[i%len(members)], multicluster.ClusterName(nsOf(i)), nsOf(i)
 	})
 	return base, err
 }
@@ -181,7 +182,9 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 		}
 	}
 
-	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, string, string) { return w, nsOf(i), nsOf(i) })
+	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, multicluster.ClusterName, string) {
+		return w, multicluster.ClusterName(nsOf(i)), nsOf(i)
+	})
 }
 
 // saturation waits for the first reconcile of every object of every cluster and reports the rate.
@@ -203,7 +206,7 @@ func saturation(ctx context.Context, r *Report, c string, l *latencies, size Fle
 // steadyLatency writes the tick object of one cluster after another, one write at a time, and reports write →
 // reconcile p50 and p99.
 func steadyLatency(ctx context.Context, r *Report, c string, l *latencies, size FleetSize, f Floors,
-	target func(i int) (w client.Client, clusterName, ns string)) error {
+	target func(i int) (w client.Client, clusterName multicluster.ClusterName, ns string)) error {
 	pace := time.NewTicker(20 * time.Millisecond)
 	defer pace.Stop()
 	for i := range size.Ticks {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Series is one named set of bars of a chart, a value per group.
@@ -27,6 +28,9 @@ type Chart struct {
 	// Log draws the value axis on a log10 scale, for values that span orders of magnitude.
 	Log bool
 }
+
+// charWidth is about the width of a character of the charts' 12px sans-serif text, in pixels.
+const charWidth = 6.5
 
 // palette colours the series, in order.
 var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"}
@@ -88,7 +92,16 @@ func (c Chart) SVG() []byte {
 				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="%d">%s</text>`+"\n", x+barW/2, y-3, labelSize(barW), esc(label(v)))
 			}
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x0+groupW*(1-2*groupMargin)/2, top+plotH+18, esc(group))
+		// The group's label, under its bars, on up to three lines.
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">`, x0+groupW*(1-2*groupMargin)/2, top+plotH+18)
+		for i, line := range wrap(group, int(groupW/charWidth), 3) {
+			dy := 0
+			if i > 0 {
+				dy = 14
+			}
+			fmt.Fprintf(&b, `<tspan x="%.1f" dy="%d">%s</tspan>`, x0+groupW*(1-2*groupMargin)/2, dy, esc(line))
+		}
+		b.WriteString("</text>\n")
 	}
 
 	// Legend.
@@ -156,7 +169,25 @@ func niceCeil(v float64) float64 {
 	return 10 * p
 }
 
-// short formats a value with few digits.
+// wrap breaks s at spaces into lines of at most width characters (a longer word makes a longer line), at most
+// lines of them: the last line takes the rest.
+func wrap(s string, width, lines int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len(out) == lines-1 || len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	return append(out, line)
+}
+
 // labelSize is the font size of the value printed above a bar barW wide.
 func labelSize(barW float64) int {
 	if barW < 40 {
@@ -178,6 +209,7 @@ func label(v float64) string {
 	}
 }
 
+// short formats a value with few digits.
 func short(v float64) string {
 	switch {
 	case v == 0:
