@@ -514,10 +514,9 @@ func TestWebhookManagedBy(t *testing.T) {
 
 func TestWebhookManagedByCustomPathAndUntypedDefaulter(t *testing.T) {
 	host := newManager(t, nil).GetLocalManager()
-	if err := mcbuilder.WebhookManagedBy(host, &corev1.Secret{}).
-		WithCustomDefaulter(untypedWebhook{}). //nolint:staticcheck // the deprecated path must keep working
-		WithDefaulterCustomPath("/custom-secret-defaulter").
-		Complete(); err != nil {
+	//nolint:staticcheck // the deprecated path must keep working
+	blder := mcbuilder.WebhookManagedBy(host, &corev1.Secret{}).WithCustomDefaulter(untypedWebhook{})
+	if err := blder.WithDefaulterCustomPath("/custom-secret-defaulter").Complete(); err != nil {
 		t.Fatalf("Complete() error = %v", err)
 	}
 	mux := host.GetWebhookServer().WebhookMux()

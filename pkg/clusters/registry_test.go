@@ -82,8 +82,8 @@ func TestRegistryOperations(t *testing.T) {
 	}{{
 		name: "engage records the cluster",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
-			mustEngage(t, r, t.Context(), "a", a1)
-			mustEngage(t, r, t.Context(), "b", b)
+			mustEngage(t.Context(), t, r, "a", a1)
+			mustEngage(t.Context(), t, r, "b", b)
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a1, "b": b},
 	}, {
@@ -91,14 +91,14 @@ func TestRegistryOperations(t *testing.T) {
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel()
-			mustEngage(t, r, ctx, "a", a1)
+			mustEngage(ctx, t, r, "a", a1)
 		},
 		want: map[multicluster.ClusterName]*registryCluster{},
 	}, {
 		name: "an engagement whose context ended is gone at once",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			ctx, cancel := context.WithCancel(t.Context())
-			mustEngage(t, r, ctx, "a", a1)
+			mustEngage(ctx, t, r, "a", a1)
 			cancel()
 		},
 		want: map[multicluster.ClusterName]*registryCluster{},
@@ -106,8 +106,8 @@ func TestRegistryOperations(t *testing.T) {
 		name: "engaging the same instance again keeps the first lifetime",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			second, cancel := context.WithCancel(t.Context())
-			mustEngage(t, r, t.Context(), "a", a1)
-			mustEngage(t, r, second, "a", a1)
+			mustEngage(t.Context(), t, r, "a", a1)
+			mustEngage(second, t, r, "a", a1)
 			cancel()
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a1},
@@ -115,8 +115,8 @@ func TestRegistryOperations(t *testing.T) {
 		name: "the end of a replaced engagement does not remove the replacement",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			old, cancel := context.WithCancel(t.Context())
-			mustEngage(t, r, old, "a", a1)
-			mustEngage(t, r, t.Context(), "a", a2)
+			mustEngage(old, t, r, "a", a1)
+			mustEngage(t.Context(), t, r, "a", a2)
 			cancel()
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a2},
@@ -133,7 +133,7 @@ func TestRegistryOperations(t *testing.T) {
 	}, {
 		name: "add fails for a registered name and changes nothing",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
-			mustEngage(t, r, t.Context(), "a", a1)
+			mustEngage(t.Context(), t, r, "a", a1)
 			err := r.Add("a", a2)
 			if err == nil || !strings.Contains(err.Error(), `"a"`) {
 				t.Errorf("Add of a registered name: got %v, want an error naming the cluster", err)
@@ -144,7 +144,7 @@ func TestRegistryOperations(t *testing.T) {
 		name: "add succeeds once an engagement ended",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			ctx, cancel := context.WithCancel(t.Context())
-			mustEngage(t, r, ctx, "a", a1)
+			mustEngage(ctx, t, r, "a", a1)
 			cancel()
 			mustAdd(t, r, "a", a2)
 		},
@@ -153,7 +153,7 @@ func TestRegistryOperations(t *testing.T) {
 		name: "add or replace replaces an engagement, whose end leaves the replacement",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			old, cancel := context.WithCancel(t.Context())
-			mustEngage(t, r, old, "a", a1)
+			mustEngage(old, t, r, "a", a1)
 			r.AddOrReplace("a", a2)
 			cancel()
 		},
@@ -163,7 +163,7 @@ func TestRegistryOperations(t *testing.T) {
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			ctx, cancel := context.WithCancel(t.Context())
 			mustAdd(t, r, "a", a1)
-			mustEngage(t, r, ctx, "a", a1)
+			mustEngage(ctx, t, r, "a", a1)
 			cancel()
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a1},
@@ -214,7 +214,7 @@ func TestRegistryOperations(t *testing.T) {
 	}
 }
 
-func mustEngage(t *testing.T, r *clusters.Registry[*registryCluster], ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) {
+func mustEngage(ctx context.Context, t *testing.T, r *clusters.Registry[*registryCluster], name multicluster.ClusterName, cl cluster.Cluster) {
 	t.Helper()
 	if err := r.Engage(ctx, name, cl); err != nil {
 		t.Fatalf("Engage(%q): %v", name, err)
@@ -335,10 +335,10 @@ func TestRegistryWatchersEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	opaque := []*opaqueContext{newOpaqueContext(), newOpaqueContext(), newOpaqueContext(), newOpaqueContext()}
 	for i := range 10 {
-		mustEngage(t, r, ctx, multicluster.ClusterName(fmt.Sprintf("std-%d", i)), newRegistryCluster("std"))
+		mustEngage(ctx, t, r, multicluster.ClusterName(fmt.Sprintf("std-%d", i)), newRegistryCluster("std"))
 	}
 	for i, o := range opaque {
-		mustEngage(t, r, o, multicluster.ClusterName(fmt.Sprintf("opaque-%d", i)), newRegistryCluster("opaque"))
+		mustEngage(o, t, r, multicluster.ClusterName(fmt.Sprintf("opaque-%d", i)), newRegistryCluster("opaque"))
 	}
 
 	// Released by Remove, RemoveIfEqual, AddOrReplace and a replacing Engage, without their contexts ending.
@@ -347,7 +347,7 @@ func TestRegistryWatchersEnd(t *testing.T) {
 		t.Fatal("RemoveIfEqual did not remove opaque-1")
 	}
 	r.AddOrReplace("opaque-2", newRegistryCluster("by hand"))
-	mustEngage(t, r, t.Context(), "opaque-3", newRegistryCluster("replacement"))
+	mustEngage(t.Context(), t, r, "opaque-3", newRegistryCluster("replacement"))
 
 	// Ended with their context.
 	cancel()

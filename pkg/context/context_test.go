@@ -111,7 +111,7 @@ func TestReconcilerWithClusterInContext(t *testing.T) {
 
 			ctx := context.WithValue(t.Context(), parentKey{}, "kept")
 			res, err := mccontext.ReconcilerWithClusterInContext(inner).Reconcile(ctx,
-				mcreconcile.Request{Request: reconcile.Request{NamespacedName: key}, ClusterName: multicluster.ClusterName(tt.cluster)})
+				mcreconcile.Request{Request: reconcile.Request{NamespacedName: key}, ClusterName: tt.cluster})
 			if err != nil {
 				t.Fatalf("Reconcile() error = %v", err)
 			}

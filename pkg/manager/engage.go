@@ -11,13 +11,13 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// Engage records the cluster and engages it with every cluster-aware runnable added so far; runnables added later
-// are engaged with it when they are added. It never blocks on the cluster. Engaging the same instance again while
-// it is engaged is a no-op; engaging another instance under the same name replaces the first everywhere. The
-// cluster stays engaged until ctx ends. A cluster engaged under LocalCluster is rejected: that name is the host's.
-// If engaging fails with some runnable, the error names the cluster and the caller must cancel ctx, which
-// disengages the cluster from the runnables that took it (pkg/clusters does this); it may then retry with a new
-// context.
+// Engage records the cluster, so that GetCluster returns it, and hands it to the coordinator, which engages it with
+// the cluster-aware runnables it chooses (by default every runnable added so far, and those added later). It never
+// blocks on the cluster. Engaging the same instance again while it is engaged is a no-op; engaging another instance
+// under the same name replaces the first everywhere. The cluster stays engaged until ctx ends. A cluster engaged
+// under LocalCluster is rejected: that name is the host's. If engaging fails with some runnable, the error names the
+// cluster and the caller must cancel ctx, which disengages the cluster from the runnables that took it
+// (pkg/clusters does this); it may then retry with a new context.
 func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
 	if name == LocalCluster {
 		return errors.New("cannot engage a cluster under the empty name: it is reserved for the host cluster")
@@ -26,11 +26,8 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 		return fmt.Errorf("cluster %q: cannot engage a nil cluster", name)
 	}
 	if ctx.Err() != nil {
-		return nil
+		return nil //nolint:nilerr // a cluster whose lifetime has ended already is not engaged: a no-op, not an error
 	}
-
-	m.fanout.Lock()
-	defer m.fanout.Unlock()
 
 	m.mu.Lock()
 	old := m.clusters[name]
@@ -40,7 +37,6 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 	}
 	eng := &engagement{ctx: ctx, cluster: cl}
 	m.clusters[name] = eng
-	awares := append([]multicluster.Aware(nil), m.awares...)
 	m.mu.Unlock()
 
 	if old == nil {
@@ -51,16 +47,10 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 	}
 	context.AfterFunc(ctx, func() { m.forget(name, eng) })
 
-	var errs []error
-	for _, aware := range awares {
-		if err := aware.Engage(ctx, name, cl); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
+	if err := m.coordinator.Engage(ctx, name, cl); err != nil {
 		metrics.ClusterEngagements.WithLabelValues("error").Inc()
 		metrics.ClusterErrors.WithLabelValues(name.String(), "manager", "engage").Inc()
-		return fmt.Errorf("engaging cluster %q: %w", name, errors.Join(errs...))
+		return err
 	}
 	return nil
 }
@@ -75,36 +65,22 @@ func (m *mcManager) forget(name multicluster.ClusterName, eng *engagement) {
 	}
 }
 
-// Add adds a cluster-aware runnable to the host manager and engages it with every cluster engaged so far.
+// Add adds a cluster-aware runnable to the host manager and registers it with the coordinator, which engages it
+// with the clusters it has chosen so far (by default every engaged cluster) and those it chooses later.
 func (m *mcManager) Add(r Runnable) error {
 	if err := m.Manager.Add(r); err != nil {
 		return err
 	}
 
-	m.fanout.Lock()
-	defer m.fanout.Unlock()
-
 	m.mu.Lock()
 	m.awares = append(m.awares, r)
-	type named struct {
-		name multicluster.ClusterName
-		eng  *engagement
-	}
-	live := make([]named, 0, len(m.clusters))
-	for name, eng := range m.clusters {
-		if eng.ctx.Err() == nil {
-			live = append(live, named{name, eng})
-		}
-	}
 	m.mu.Unlock()
 
-	var errs []error
-	for _, c := range live {
-		if err := r.Engage(c.eng.ctx, c.name, c.eng.cluster); err != nil {
-			errs = append(errs, fmt.Errorf("engaging cluster %q: %w", c.name, err))
-		}
+	if registrar, ok := m.coordinator.(AwareRegistrar); ok {
+		return registrar.RegisterAware(r)
 	}
-	return errors.Join(errs...)
+	m.coordinator.AddAware(r)
+	return nil
 }
 
 // Start starts the provider, if it runs a discovery loop, and the host manager.

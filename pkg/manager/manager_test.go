@@ -538,7 +538,10 @@ func TestGetManagerIsScopedToTheCluster(t *testing.T) {
 			t.Errorf("%s() of the scoped manager is the host's", c.name)
 		}
 	}
-	if scoped.GetEventRecorderFor("test") == nil {
+	if scoped.GetEventRecorderFor("test") == nil { //nolint:staticcheck // the deprecated recorder is still offered
 		t.Error("GetEventRecorderFor() of the scoped manager is nil")
+	}
+	if scoped.GetEventRecorder("test") == nil {
+		t.Error("GetEventRecorder() of the scoped manager is nil")
 	}
 }

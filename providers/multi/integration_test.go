@@ -191,7 +191,7 @@ func (p *foreignProvider) Start(ctx context.Context, aware multicluster.Aware) e
 	if !p.cluster.GetCache().WaitForCacheSync(ctx) {
 		return ctx.Err()
 	}
-	if err := aware.Engage(clusterCtx, multicluster.ClusterName(p.name), p.cluster); err != nil {
+	if err := aware.Engage(clusterCtx, p.name, p.cluster); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -184,6 +184,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: "ssa"},
 			Data:       map[string]string{"applied": "patch"},
 		}
+		//nolint:staticcheck // SA1019: a server-side apply patch through Patch must keep working in a virtual cluster.
 		if err := vcl.Patch(ctx, ssa, client.Apply, client.FieldOwner("verbs"), client.ForceOwnership); err != nil {
 			t.Fatalf("server-side apply patch: %v", err)
 		}
@@ -431,7 +432,7 @@ func TestEventRecorderWritesIntoTheRealNamespace(t *testing.T) {
 	if err := f.vc.GetClient().Create(ctx, obj); err != nil {
 		t.Fatal(err)
 	}
-	recorder := f.vc.GetEventRecorderFor("events-test") //nolint:staticcheck // SA1019: the deprecated recorder is still offered and scoped.
+	recorder := f.vc.GetEventRecorderFor("events-test")
 	recorder.Event(cm(f.b, "subject", nil), corev1.EventTypeWarning, "Escaped", "must be dropped")
 	recorder.Eventf(obj, corev1.EventTypeNormal, "Tested", "hello %s", "world")
 	presented(t, "the recorded object", obj)

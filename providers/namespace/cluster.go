@@ -80,7 +80,6 @@ func (c *NamespacedCluster) GetFieldIndexer() client.FieldIndexer {
 //
 // Deprecated: use GetEventRecorder, the events.k8s.io/v1 API, as controller-runtime does.
 func (c *NamespacedCluster) GetEventRecorderFor(name string) record.EventRecorder {
-	//nolint:staticcheck // SA1019: the deprecated recorder wraps the shared cluster's deprecated recorder.
 	return &namespacedRecorder{recorder: c.Cluster.GetEventRecorderFor(name), scope: c.scope, log: c.log}
 }
 
