@@ -28,6 +28,9 @@ type secretState struct {
 	// engaged reports whether a cluster of this Secret is engaged, and applied is the hash of its kubeconfig.
 	engaged bool
 	applied [32]byte
+	// engaging reports whether an attempt's cluster has synced and is being handed to the manager; ListClusters
+	// lists it from then on, so a component reacting to the engagement finds the cluster listed.
+	engaging bool
 
 	// working reports whether a worker runs for this state; wake tells it that desired changed.
 	working bool
@@ -143,9 +146,10 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 		p.mu.Unlock()
 
 		began := time.Now()
-		err := p.engage(runCtx, s.name, d)
+		err := p.engage(runCtx, s, d)
 
 		p.mu.Lock()
+		s.engaging = false
 		current := s.gen == gen
 		if err == nil {
 			s.engaged, s.applied = true, d.hash
@@ -188,12 +192,26 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 
 // engage builds the cluster of d and adds it under name, replacing a different cluster of that name, and returns
 // once it is engaged or the attempt failed. The cluster's context derives from runCtx, the manager's.
-func (p *Provider) engage(runCtx context.Context, name multicluster.ClusterName, d *desiredCluster) error {
-	cl, err := cluster.New(rest.CopyConfig(d.config), p.clusterOptions(name)...)
+func (p *Provider) engage(runCtx context.Context, s *secretState, d *desiredCluster) error {
+	cl, err := cluster.New(rest.CopyConfig(d.config), p.clusterOptions(s.name)...)
 	if err != nil {
-		return fmt.Errorf("building cluster %q from Secret %s/%s: %w", name, d.secret.Namespace, d.secret.Name, err)
+		return fmt.Errorf("building cluster %q from Secret %s/%s: %w", s.name, d.secret.Namespace, d.secret.Name, err)
 	}
-	return p.clusters.AddOrReplace(runCtx, name, cl, p.aware)
+	return p.clusters.AddOrReplace(runCtx, s.name, cl, &listingAware{p: p, s: s})
+}
+
+// listingAware engages a synced cluster with the manager, after marking it listed by ListClusters.
+type listingAware struct {
+	p *Provider
+	s *secretState
+}
+
+// Engage marks the cluster as being engaged and hands it to the manager.
+func (a *listingAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
+	a.p.mu.Lock()
+	a.s.engaging = true
+	a.p.mu.Unlock()
+	return a.p.aware.Engage(ctx, name, cl)
 }
 
 // clusterOptions are the options of the cluster named name: the provider's defaults, then Options.ClusterOptions.

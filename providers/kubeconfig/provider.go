@@ -190,14 +190,16 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 	return p.clusters.IndexField(ctx, obj, field, extractValue)
 }
 
-// ListClusters returns the names of the engaged clusters, sorted. Clusters still starting (whose cache has not
-// synced yet) are not listed.
+// ListClusters returns the names of the engaged clusters, sorted. A cluster is listed from the moment it is handed
+// to the manager, before any of its events reach a controller or a cluster-aware runnable's Engage is called, so
+// code that reacts to an engagement finds the cluster listed. Clusters still starting (whose cache has not synced
+// yet) are not listed.
 func (p *Provider) ListClusters() []multicluster.ClusterName {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	names := make([]multicluster.ClusterName, 0, len(p.states))
 	for _, name := range p.clusters.ClusterNames() {
-		if s := p.states[name]; s != nil && s.engaged {
+		if s := p.states[name]; s != nil && (s.engaged || s.engaging) {
 			names = append(names, name)
 		}
 	}
