@@ -18,7 +18,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"

@@ -3,7 +3,6 @@ package main
 import (
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -89,20 +88,10 @@ func TestRunsAgainstAKindCluster(t *testing.T) {
 		})
 	})
 	t.Run("readme", func(t *testing.T) {
-		run(t, build(t, "./readme"), func(out string) bool {
+		run(t, exampletest.BuildPackage(t, "./readme"), func(out string) bool {
 			return strings.Contains(out, `ConfigMap default/kind-example in cluster "dev"`)
 		})
 	})
-}
-
-// build builds the program of the package pkg (a path relative to this directory) and returns the binary's path.
-func build(t *testing.T, pkg string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
 }
 
 // standInCluster makes the kind cluster name, served by member, in the stand-in runtime's directory dir.

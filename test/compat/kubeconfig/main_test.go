@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
-	"sigs.k8s.io/multicluster-runtime/test/compat/internal/compattest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -40,7 +40,7 @@ func TestFindsTheConfigMapsOfTheClustersOfLabelledSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := compattest.Start(t, compattest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig},
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig},
 		"-namespace", secretsNamespace, "-kubeconfig-label", secretLabel, "-kubeconfig-key", secretKey)
 	p.WaitFor(t, "Starting manager")
 

@@ -13,7 +13,7 @@ import (
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
-	"sigs.k8s.io/multicluster-runtime/test/compat/internal/compattest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -43,7 +43,7 @@ func TestSyncsLabelledLocalConfigMapsToEveryCluster(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := compattest.Start(t, compattest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-namespace", secretsNamespace)
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-namespace", secretsNamespace)
 	p.WaitFor(t, "Starting manager")
 
 	east := harness.Client(t, fleet, "member-0")

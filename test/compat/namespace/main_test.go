@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
-	"sigs.k8s.io/multicluster-runtime/test/compat/internal/compattest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -40,7 +40,7 @@ func TestFindsTheConfigMapsOfEveryNamespaceAsACluster(t *testing.T) {
 	if err := fleet.WriteKubeconfig(kubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := compattest.Start(t, compattest.Build(t), []string{"KUBECONFIG=" + kubeconfig})
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + kubeconfig})
 
 	for _, team := range []string{"team-a", "team-b"} {
 		p.WaitFor(t, "ConfigMap found", `"cluster": "`+team+`"`, `"namespace": "default"`, `"name": "app-config"`)

@@ -9,7 +9,7 @@ import (
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
-	"sigs.k8s.io/multicluster-runtime/test/compat/internal/compattest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -34,7 +34,7 @@ func TestRegistryFollowsTheEngagedClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := compattest.Start(t, compattest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig},
+	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig},
 		"-namespace", secretsNamespace, "-interval", "500ms")
 	p.WaitFor(t, "Registered clusters", `"count": 0`)
 

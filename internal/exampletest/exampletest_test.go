@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sigs.k8s.io/multicluster-runtime/examples/internal/exampletest"
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 )
 
 // BuildPackage builds a package other than the test's own, named after it; the program runs with the environment

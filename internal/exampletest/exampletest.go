@@ -1,14 +1,13 @@
-// Package compattest runs the programs of test/compat in their tests: it builds a program, runs it with the
-// environment and flags a test gives, watches its output, and interrupts it, expecting a clean exit.
-//
-// It does what examples/internal/exampletest does for the examples; Go's internal-package rule keeps test/compat
-// from importing that package.
-package compattest
+// Package exampletest runs the programs of this repository in their tests (the examples, the demo's programs and
+// the reference-style programs of test/compat): it builds a program, runs it with the environment and flags a test
+// gives, watches its output, and interrupts it, expecting a clean exit.
+package exampletest
 
 import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,13 +20,25 @@ import (
 )
 
 // Build builds the program of the test's own package (the working directory of a package's tests) and returns the
-// binary's path. A program that no longer compiles fails the test with the compiler's output: for these programs
-// that is a breaking change of the module's API.
+// binary's path. A program that no longer compiles fails the test with the compiler's output.
 func Build(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "program")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("the program no longer compiles (a breaking change): go build: %v\n%s", err, out)
+	return BuildPackage(t, ".")
+}
+
+// BuildPackage builds the program of the package pkg, which need not be the test's own, and returns the binary's
+// path, named after the package's last path element ("example" for "." or ".."). pkg is what `go build` takes: an
+// import path, or a directory relative to the working directory (the test's package) starting with "./" or "../".
+// It is built in the working directory's module, like Build, and a build failure fails the test.
+func BuildPackage(t testing.TB, pkg string) string {
+	t.Helper()
+	name := path.Base(filepath.ToSlash(pkg))
+	if name == "." || name == ".." || name == "/" {
+		name = "example"
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s (a program that no longer compiles is a breaking change): %v\n%s", pkg, err, out)
 	}
 	return bin
 }
