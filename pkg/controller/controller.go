@@ -91,6 +91,9 @@ func NewTypedUnmanaged[request mcreconcile.ClusterAware[request]](name string, m
 		log:              options.Logger.WithValues("controller", name),
 		clusters:         map[multicluster.ClusterName]*engagedCluster[request]{},
 	}
+	if gate, ok := mgr.(mcmanager.ClusterWorkGate); ok {
+		c.gate = gate
+	}
 	newQueue := options.NewQueue
 	options.NewQueue = func(controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 		q := newQueue(controllerName, rateLimiter)
@@ -142,6 +145,7 @@ type mcController[request mcreconcile.ClusterAware[request]] struct {
 	do               reconcile.TypedReconciler[request]
 	cacheSyncTimeout time.Duration
 	log              logr.Logger
+	gate             mcmanager.ClusterWorkGate // the manager's, if it has one: every reconcile of a fleet cluster passes it
 
 	mu       sync.Mutex
 	runCtx   context.Context                               // the context the controller runs with; nil before it starts

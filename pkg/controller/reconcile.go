@@ -8,17 +8,32 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
 	mccontext "sigs.k8s.io/multicluster-runtime/pkg/context"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// reconcilerFor returns the reconciler the inner controller calls: it drops requests of clusters that have left,
-// puts the cluster name in the context and cancels the reconcile if its cluster leaves while it runs.
+// reconcilerFor returns the reconciler the inner controller calls: it drops requests of clusters that have left or
+// that the manager's coordinator does not let this process work on now, puts the cluster name in the context and
+// cancels the reconcile if its cluster leaves while it runs.
 func (c *mcController[request]) reconcilerFor() reconcile.TypedReconciler[request] {
 	return reconcile.TypedFunc[request](c.reconcile)
 }
 
 func (c *mcController[request]) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	name := req.Cluster()
+
+	if c.gate != nil && name != mcmanager.LocalCluster {
+		// A fencing coordinator (sharding) decides whether this process may work on the cluster now, and waits for
+		// the reconciles it let start before it lets another process take the cluster.
+		workCtx, done, ok := c.gate.StartClusterWork(ctx, name)
+		if !ok {
+			metrics.DroppedRequests.WithLabelValues(c.name).Inc()
+			c.log.V(1).Info("Dropping request of a cluster this process does not work on now", "cluster", name, "request", req.String())
+			return reconcile.Result{}, nil
+		}
+		defer done()
+		ctx = workCtx
+	}
 
 	c.mu.Lock()
 	eng := c.clusters[name]

@@ -7,6 +7,11 @@ cluster-aware runnable added with Add (multi-cluster controllers are such runnab
 after the cluster was engaged and after the manager started. A cluster stays engaged until the context it was
 engaged with ends.
 
+Which clusters the runnables are engaged with is decided by the manager's Coordinator (WithCoordinator): by default
+every runnable is engaged with every cluster (package coordinator/basic); the sharded coordinator (package
+coordinator/sharded) splits the fleet between the replicas of a controller, fencing each cluster with a Lease so
+that only one replica works on it at a time.
+
 Reconcilers reach a cluster by name with GetCluster; the name LocalCluster ("") always means the host cluster. With a
 nil provider, or one that declares itself multicluster.HostOnly (like the nop provider), the manager runs in
 single-cluster mode and controllers built with the multi-cluster builder watch the host cluster only.
@@ -17,6 +22,7 @@ Main entry points:
   - WithMultiCluster: wrap an existing controller-runtime manager.
   - Manager.GetCluster, Manager.GetManager, Manager.ClusterFromContext: reach a cluster.
   - Manager.Start: starts the host manager and, if the provider is a multicluster.ProviderRunnable, the provider.
+  - WithCoordinator: choose which clusters this process engages its runnables with (sharding).
   - FleetReadyzCheck: a readiness check that passes once every engaged cluster has synced for every controller.
 */
 package manager

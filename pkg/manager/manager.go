@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -125,6 +126,14 @@ func WithMultiCluster(mgr manager.Manager, provider multicluster.Provider, mcOpt
 	for _, opt := range mcOpts {
 		opt(m)
 	}
+	if m.coordinator == nil {
+		m.coordinator = defaultCoordinator()
+	}
+	if r := m.coordinator.Runnable(); r != nil {
+		if err := mgr.Add(r); err != nil {
+			return nil, fmt.Errorf("adding the coordinator %T to the manager: %w", m.coordinator, err)
+		}
+	}
 	return m, nil
 }
 
@@ -136,9 +145,9 @@ type mcManager struct {
 	providerNeedsLeaderElection bool
 	providerOnce                sync.Once
 
-	// fanout serialises engagements and the replay of engaged clusters to new runnables, so that every runnable
-	// sees each cluster engaged exactly once and in order.
-	fanout sync.Mutex
+	// coordinator engages the cluster-aware runnables with the clusters it chooses; every engagement and every
+	// runnable goes through it.
+	coordinator Coordinator
 
 	// mu guards clusters and awares; it is never held while calling out.
 	mu       sync.RWMutex
@@ -152,7 +161,10 @@ type engagement struct {
 	cluster cluster.Cluster
 }
 
-var _ Manager = &mcManager{}
+var (
+	_ Manager         = &mcManager{}
+	_ ClusterWorkGate = &mcManager{}
+)
 
 func (m *mcManager) GetLocalManager() manager.Manager {
 	return m.Manager

@@ -1,0 +1,122 @@
+package basic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// Coordinator engages every registered Aware with every cluster. It is safe for concurrent use. The zero value is
+// not usable; call New.
+type Coordinator struct {
+	// fanout serialises engagements and the replay of engaged clusters to new Awares, so that every Aware sees each
+	// cluster engaged exactly once and in order.
+	fanout sync.Mutex
+
+	// mu guards clusters and awares; it is never held while calling out.
+	mu       sync.Mutex
+	clusters map[multicluster.ClusterName]*engagement
+	awares   []multicluster.Aware
+}
+
+// engagement is one cluster engaged for the lifetime of ctx.
+type engagement struct {
+	ctx     context.Context
+	cluster cluster.Cluster
+}
+
+// New returns a coordinator that engages every Aware with every cluster.
+func New() *Coordinator {
+	return &Coordinator{clusters: map[multicluster.ClusterName]*engagement{}}
+}
+
+// AddAware registers an Aware and engages it with every cluster engaged so far. Failures to engage it are dropped;
+// RegisterAware returns them.
+func (c *Coordinator) AddAware(aware multicluster.Aware) {
+	_ = c.RegisterAware(aware)
+}
+
+// RegisterAware registers an Aware and engages it, with the cluster's own context, with every cluster engaged so
+// far whose context has not ended. It returns the failures, each naming its cluster; the Aware stays registered
+// and is engaged with later clusters either way.
+func (c *Coordinator) RegisterAware(aware multicluster.Aware) error {
+	c.fanout.Lock()
+	defer c.fanout.Unlock()
+
+	c.mu.Lock()
+	c.awares = append(c.awares, aware)
+	type named struct {
+		name multicluster.ClusterName
+		eng  *engagement
+	}
+	live := make([]named, 0, len(c.clusters))
+	for name, eng := range c.clusters {
+		if eng.ctx.Err() == nil {
+			live = append(live, named{name, eng})
+		}
+	}
+	c.mu.Unlock()
+
+	var errs []error
+	for _, n := range live {
+		if err := aware.Engage(n.eng.ctx, n.name, n.eng.cluster); err != nil {
+			errs = append(errs, fmt.Errorf("engaging cluster %q: %w", n.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Engage engages the cluster with every registered Aware, with ctx as its lifetime, and records it for Awares
+// registered later until ctx ends. Engaging the same instance again while it is engaged is a no-op; another
+// instance under the same name replaces the first. It does not block on the cluster. If some Aware fails, the
+// others are engaged all the same and the error names the cluster; the caller then cancels ctx, which disengages
+// the cluster everywhere.
+func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	c.fanout.Lock()
+	defer c.fanout.Unlock()
+
+	c.mu.Lock()
+	if old := c.clusters[name]; old != nil && old.cluster == cl && old.ctx.Err() == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	eng := &engagement{ctx: ctx, cluster: cl}
+	c.clusters[name] = eng
+	awares := append([]multicluster.Aware(nil), c.awares...)
+	c.mu.Unlock()
+	context.AfterFunc(ctx, func() { c.forget(name, eng) })
+
+	var errs []error
+	for _, aware := range awares {
+		if err := aware.Engage(ctx, name, cl); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("engaging cluster %q: %w", name, errors.Join(errs...))
+	}
+	return nil
+}
+
+// forget drops the engagement when its context ends, unless the name has been engaged again since.
+func (c *Coordinator) forget(name multicluster.ClusterName, eng *engagement) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clusters[name] == eng {
+		delete(c.clusters, name)
+	}
+}
+
+// Runnable returns nil: the basic coordinator has nothing to run.
+func (c *Coordinator) Runnable() manager.Runnable {
+	return nil
+}
