@@ -61,7 +61,7 @@ func clusterCRD() (string, error) {
 	}
 	var downloaded struct{ Dir, Error string }
 	if err := json.Unmarshal(out, &downloaded); err != nil || downloaded.Error != "" {
-		return "", fmt.Errorf("downloading %s for its CRDs: %v %s", module, err, downloaded.Error)
+		return "", fmt.Errorf("downloading %s for its CRDs: %w %s", module, err, downloaded.Error)
 	}
 	return filepath.Join(downloaded.Dir, "core", "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml"), nil
 }

@@ -102,7 +102,7 @@ func TestCredentialsProviderOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, rec, _ := start(t, clusterinventoryapi.Options{
+	_, _, rec, _ := start(t, clusterinventoryapi.Options{ //nolint:dogsled // only the recorder matters here
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: cp}}, //nolint:staticcheck // the deprecated strategy under test
 		ClusterOptions:           []cluster.Option{inNamespace(ns)},
 		IsReady:                  readyIn(ns),

@@ -20,9 +20,9 @@ const (
 	actionEngage                = "Engage"
 )
 
-// warn records a Warning event on clp through the events API (events.k8s.io/v1), its note cut to what the API
+// warnf records a Warning event on clp through the events API (events.k8s.io/v1), its note cut to what the API
 // server accepts. Recording never blocks: the events broadcaster sends it in the background.
-func (p *Provider) warn(clp *clusterinventoryv1alpha1.ClusterProfile, reason, action, format string, args ...any) {
+func (p *Provider) warnf(clp *clusterinventoryv1alpha1.ClusterProfile, reason, action, format string, args ...any) {
 	p.recorder.Eventf(clp, nil, corev1.EventTypeWarning, reason, action, "%s", eventNote(format, args...))
 }
 

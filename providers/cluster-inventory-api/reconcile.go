@@ -60,7 +60,7 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 
 	cfg, err := p.strategy.GetKubeConfig(ctx, p.client, clp)
 	if err != nil {
-		p.warn(clp, reasonKubeconfigUnavailable, actionBuildClientConfig, "cannot build a client config for cluster %s: %v", name, err)
+		p.warnf(clp, reasonKubeconfigUnavailable, actionBuildClientConfig, "cannot build a client config for cluster %s: %v", name, err)
 		return reconcile.Result{}, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	cfgKey := configKey(cfg)
@@ -122,7 +122,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	case err != nil:
 		err = fmt.Errorf("cluster %q of cluster profile %s: %w", name, key, err)
 		log.Error(err, "Cannot engage cluster, retrying", "retryAfter", delay)
-		p.warn(clp, reasonEngageFailed, actionEngage, "%v", err)
+		p.warnf(clp, reasonEngageFailed, actionEngage, "%v", err)
 	case replaced && oldName != name:
 		p.clusters.Remove(oldName)
 		log.Info("Engaged cluster under its new name", "oldName", oldName)
