@@ -1,0 +1,496 @@
+package sharded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/sharder"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+)
+
+// activationBackoff paces claims of a cluster whose activation failed: doubled per failure, up to a minute.
+const activationBackoff = time.Second
+
+// run is the ownership loop; see Runnable.
+func (c *Coordinator) run(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("the sharded coordinator is already running")
+	}
+	c.started = true
+	if c.cfg.PerClusterLease {
+		c.fence = newClusterFence(c.kube, c.cfg, c.self.ID, c.log.WithName("fence"), c.kick)
+	} else {
+		c.fence = newReplicaFence(c.kube, c.cfg, c.self.ID, c.log.WithName("fence"), c.kick)
+	}
+	c.state.peerSeen = map[string]peerSeen{}
+	c.state.desired = map[multicluster.ClusterName]bool{}
+	c.watch = time.AfterFunc(time.Hour, c.onWatch)
+	c.watch.Stop()
+	fence := c.fence
+	c.mu.Unlock()
+
+	if ts, ok := c.registry.(peers.LeaseTimingsSetter); ok {
+		ts.SetLeaseTimings(c.cfg.LeaseDuration, c.cfg.LeaseRenew)
+	}
+	regCtx, stopRegistry := context.WithCancel(ctx)
+	fenceCtx, stopFence := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := c.registry.Run(regCtx); err != nil && regCtx.Err() == nil {
+			c.log.Error(err, "The peer registry stopped")
+		}
+	})
+	wg.Go(func() { _ = fence.run(fenceCtx) })
+	defer func() {
+		stopFence()
+		stopRegistry()
+		wg.Wait()
+		c.watch.Stop()
+	}()
+
+	c.log.Info("Sharded coordinator starting", "perClusterLease", c.cfg.PerClusterLease, "namespace", c.cfg.FenceNS,
+		"fencePrefix", c.cfg.FencePrefix, "leaseDuration", c.cfg.LeaseDuration, "renewDeadline", c.cfg.renewDeadline())
+	if !c.waitSynced(ctx, fence) {
+		return nil
+	}
+
+	loopCtx := ctx
+	stopSignal := ctx.Done()
+	var deadline <-chan time.Time
+	cancelShutdown := func() {}
+	defer func() { cancelShutdown() }()
+	for {
+		c.round(loopCtx)
+
+		c.mu.Lock()
+		finished := c.state.stopping && c.allIdleLocked()
+		wake := c.nextWakeLocked(time.Now())
+		c.mu.Unlock()
+		if finished {
+			break
+		}
+		timer := time.NewTimer(time.Until(wake))
+		select {
+		case <-stopSignal:
+			// Leave: withdraw from the membership at once, drain and release every cluster, then return.
+			c.log.Info("Sharded coordinator stopping: draining and releasing every cluster")
+			stopSignal = nil
+			c.mu.Lock()
+			c.state.stopping = true
+			c.state.lastRehash = time.Time{}
+			c.mu.Unlock()
+			stopRegistry()
+			shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*c.cfg.LeaseDuration)
+			cancelShutdown = cancel
+			loopCtx = shutdownCtx
+			deadline = nil
+			if dl, ok := shutdownCtx.Deadline(); ok {
+				deadline = time.After(time.Until(dl))
+			}
+		case <-c.kickCh:
+		case <-timer.C:
+		case <-deadline:
+			timer.Stop()
+			c.log.Error(errors.New("shutdown deadline exceeded"), "Stopping with clusters not yet released; the other replicas take them once the fences expire", "clusters", c.notIdle())
+			return nil
+		}
+		timer.Stop()
+	}
+	fence.shutdown(loopCtx)
+	c.log.Info("Sharded coordinator stopped: every cluster released")
+	return nil
+}
+
+// waitSynced waits until the fences and the peer registry have been read once, so that a starting replica does
+// not claim clusters because it has not seen the others yet. It reports false if ctx ended first.
+func (c *Coordinator) waitSynced(ctx context.Context, f fence) bool {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		regSynced := true
+		if s, ok := c.registry.(peers.Syncer); ok {
+			regSynced = s.HasSynced()
+		}
+		if regSynced && f.synced() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+// round is one round of the ownership loop: judge the fences, update the assignment, move every cluster along its
+// state machine, write and read the fences, and engage the Awares with the clusters acquired.
+func (c *Coordinator) round(ctx context.Context) {
+	now := time.Now()
+	c.mu.Lock()
+	c.expireLocked(now)
+	if now.Sub(c.state.lastRehash) >= c.cfg.Rehash {
+		c.rehashLocked(now)
+	}
+	acts := c.stepLocked(now)
+	r := c.planLocked()
+	f := c.fence
+	c.mu.Unlock()
+
+	res := f.sync(ctx, r)
+
+	c.mu.Lock()
+	acts = append(acts, c.applyLocked(res, time.Now())...)
+	c.armWatchLocked(time.Now())
+	c.reportLocked()
+	c.mu.Unlock()
+
+	for _, a := range acts {
+		c.engageAll(a)
+	}
+}
+
+// wantLocked reports whether this replica should own the cluster now.
+func (c *Coordinator) wantLocked(s *shard) bool {
+	return c.state.desired[s.name] && !s.gone && s.ctx != nil && !c.state.stopping
+}
+
+// expireLocked stops the work on every owned cluster whose fence is no longer valid.
+func (c *Coordinator) expireLocked(now time.Time) {
+	for _, s := range c.shards {
+		if s.phase == active && !now.Before(c.fence.validUntil(s.name)) {
+			c.log.Info("Lost cluster: its fence was not renewed within the renew deadline; stopping its work", "cluster", s.name)
+			metrics.ShardHandoffs.WithLabelValues(c.self.ID, "lost").Inc()
+			c.drainLocked(s, now, true)
+		}
+	}
+}
+
+// onWatch runs when the earliest fence of an owned cluster stops being valid, even if the loop is blocked on the
+// API server: the work on such clusters stops at once.
+func (c *Coordinator) onWatch() {
+	c.mu.Lock()
+	c.expireLocked(time.Now())
+	c.armWatchLocked(time.Now())
+	c.mu.Unlock()
+	c.kick()
+}
+
+// armWatchLocked sets the watchdog to the earliest end of validity of an owned cluster's fence.
+func (c *Coordinator) armWatchLocked(now time.Time) {
+	var next time.Time
+	for _, s := range c.shards {
+		if s.phase == active {
+			next = earliest(next, c.fence.validUntil(s.name))
+		}
+	}
+	if next.IsZero() {
+		c.watch.Stop()
+		return
+	}
+	c.watch.Reset(max(next.Sub(now), 0))
+}
+
+// drainLocked stops the Awares' work on an owned cluster; the loop releases it once no reconcile is in flight.
+func (c *Coordinator) drainLocked(s *shard, now time.Time, lost bool) {
+	s.phase = draining
+	s.since = now
+	s.stop()
+	if lost {
+		s.lost = true
+		s.lostEpoch++
+	}
+}
+
+// activateLocked makes the cluster owned and returns the engagement to make.
+func (c *Coordinator) activateLocked(s *shard) activation {
+	act, stop := context.WithCancel(s.ctx)
+	s.act, s.stop = act, stop
+	s.phase = active
+	s.lost = false
+	return activation{shard: s, ctx: act, cl: s.cl}
+}
+
+// rehashLocked reads the membership and recomputes the assignment if the replicas or the clusters changed.
+func (c *Coordinator) rehashLocked(now time.Time) {
+	c.state.lastRehash = now
+	c.self = c.registry.Self()
+	members := c.membersLocked(now)
+	changed := !slices.Equal(members, c.state.members)
+	if changed {
+		ids := make([]string, len(members))
+		for i, m := range members {
+			ids[i] = m.ID
+		}
+		c.log.Info("Membership changed", "peers", strings.Join(ids, ","))
+		c.state.members = members
+	}
+	if !changed && !c.state.dirty {
+		return
+	}
+	c.state.dirty = false
+	desired := map[multicluster.ClusterName]bool{}
+	if !c.state.stopping && len(members) > 0 {
+		var names []string
+		for name, s := range c.shards {
+			if !s.gone && s.ctx != nil {
+				names = append(names, name.String())
+			}
+		}
+		if a, ok := c.sharder.(sharder.Assigner); ok {
+			for cl, peer := range a.Assign(names, members) {
+				if peer == c.self.ID {
+					desired[multicluster.ClusterName(cl)] = true
+				}
+			}
+		} else {
+			for _, cl := range names {
+				if c.sharder.ShouldOwn(cl, members, c.self) {
+					desired[multicluster.ClusterName(cl)] = true
+				}
+			}
+		}
+	}
+	c.state.desired = desired
+}
+
+// membersLocked returns the replicas to assign clusters to: those of the registry whose fence is live, or that
+// have not had a fence yet and were first listed less than a lease duration ago, and this replica unless it is
+// stopping. So a crashed replica leaves the assignment within the lease duration even if the registry lags.
+func (c *Coordinator) membersLocked(now time.Time) []sharder.PeerInfo {
+	live, known := c.fence.liveness(now)
+	var out []sharder.PeerInfo
+	listed := map[string]bool{}
+	for _, p := range c.registry.Snapshot() {
+		if p.ID == c.self.ID || listed[p.ID] {
+			continue
+		}
+		listed[p.ID] = true
+		if known {
+			seen, ok := c.state.peerSeen[p.ID]
+			if !ok {
+				seen = peerSeen{firstSeen: now}
+			}
+			isLive, hasFence := live[p.ID]
+			seen.hadFence = seen.hadFence || hasFence
+			c.state.peerSeen[p.ID] = seen
+			switch {
+			case hasFence && !isLive:
+				continue
+			case !hasFence && (seen.hadFence || !now.Before(seen.firstSeen.Add(c.cfg.LeaseDuration))):
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	for id := range c.state.peerSeen {
+		if !listed[id] {
+			delete(c.state.peerSeen, id)
+		}
+	}
+	if !c.state.stopping {
+		out = append(out, c.self)
+	}
+	slices.SortFunc(out, func(a, b sharder.PeerInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// stepLocked moves every cluster along its state machine (see phase) and returns the clusters to engage again.
+func (c *Coordinator) stepLocked(now time.Time) []activation {
+	var acts []activation
+	for name, s := range c.shards {
+		want := c.wantLocked(s)
+		switch s.phase {
+		case idle:
+			if s.gone && s.inFlight == 0 {
+				delete(c.shards, name)
+				continue
+			}
+			if want && !now.Before(s.retryAt) && c.fence.mayClaim(name, now) {
+				s.phase = claiming
+				s.since = now
+				c.log.V(1).Info("Claiming cluster", "cluster", name)
+			}
+		case claiming:
+			if !want || !c.fence.mayClaim(name, now) {
+				s.phase = idle
+			}
+		case active:
+			if !want {
+				c.log.Info("Draining cluster: no longer assigned to this replica", "cluster", name, "gone", s.gone, "stopping", c.state.stopping)
+				c.drainLocked(s, now, false)
+			}
+		case draining:
+			if s.inFlight > 0 {
+				continue
+			}
+			valid := now.Before(c.fence.validUntil(name))
+			switch {
+			case want && !s.lost && valid:
+				acts = append(acts, c.activateLocked(s))
+			case want && s.lost:
+				s.phase = claiming
+				s.since = now
+			default:
+				s.phase = releasing
+			}
+		case releasing:
+			if want && !s.lost && now.Before(c.fence.validUntil(name)) {
+				acts = append(acts, c.activateLocked(s))
+			}
+		}
+	}
+	return acts
+}
+
+// planLocked returns what the fences must hold, claim and release.
+func (c *Coordinator) planLocked() round {
+	var r round
+	for name, s := range c.shards {
+		switch s.phase {
+		case active, draining:
+			r.held = append(r.held, name)
+		case claiming:
+			r.claims = append(r.claims, name)
+		case releasing:
+			r.release = append(r.release, name)
+		case idle:
+		}
+	}
+	slices.Sort(r.held)
+	slices.Sort(r.claims)
+	slices.Sort(r.release)
+	return r
+}
+
+// applyLocked applies what the fences did and returns the clusters acquired, to engage.
+func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
+	for _, name := range res.released {
+		s := c.shards[name]
+		if s == nil || s.phase != releasing {
+			continue
+		}
+		c.log.Info("Released cluster", "cluster", name, "drainAndRelease", now.Sub(s.since).String(), "lost", s.lost)
+		metrics.ShardHandoffs.WithLabelValues(c.self.ID, "released").Inc()
+		metrics.ShardHandoffDuration.WithLabelValues(c.self.ID, "release").Observe(now.Sub(s.since).Seconds())
+		s.phase = idle
+		s.lost = false
+		if s.gone {
+			delete(c.shards, name)
+		}
+	}
+	for _, name := range res.retracted {
+		if s := c.shards[name]; s != nil && s.phase == claiming {
+			s.phase = idle
+		}
+	}
+	var acts []activation
+	for _, name := range res.acquired {
+		s := c.shards[name]
+		if s == nil || s.phase != claiming {
+			continue
+		}
+		if !c.wantLocked(s) {
+			s.phase = releasing
+			s.since = now
+			continue
+		}
+		c.log.Info("Acquired cluster", "cluster", name, "after", now.Sub(s.since).String())
+		metrics.ShardHandoffs.WithLabelValues(c.self.ID, "acquired").Inc()
+		metrics.ShardHandoffDuration.WithLabelValues(c.self.ID, "acquire").Observe(now.Sub(s.since).Seconds())
+		acts = append(acts, c.activateLocked(s))
+	}
+	return acts
+}
+
+// engageAll engages every Aware with a cluster acquired. If one fails, the cluster is drained and released, and
+// claimed again after a backoff.
+func (c *Coordinator) engageAll(a activation) {
+	c.fanout.Lock()
+	defer c.fanout.Unlock()
+	c.mu.Lock()
+	if a.shard.act != a.ctx || a.shard.phase != active {
+		c.mu.Unlock()
+		return
+	}
+	awares := slices.Clone(c.awares)
+	c.mu.Unlock()
+
+	var errs []error
+	for _, aware := range awares {
+		if err := aware.Engage(a.ctx, a.shard.name, a.cl); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(errs) == 0 {
+		a.shard.failures = 0
+		return
+	}
+	err := fmt.Errorf("engaging cluster %q: %w", a.shard.name, errors.Join(errs...))
+	metrics.ClusterErrors.WithLabelValues(a.shard.name.String(), "coordinator", "engage").Inc()
+	if a.shard.act == a.ctx && a.shard.phase == active {
+		a.shard.failures++
+		delay := min(activationBackoff<<min(a.shard.failures-1, 6), time.Minute)
+		a.shard.retryAt = time.Now().Add(delay)
+		c.log.Error(err, "Engaging an acquired cluster failed; releasing it and claiming it again later", "retryAfter", delay)
+		c.drainLocked(a.shard, time.Now(), false)
+	}
+	c.kick()
+}
+
+// nextWakeLocked is when the loop must run again at the latest.
+func (c *Coordinator) nextWakeLocked(now time.Time) time.Time {
+	wake := earliest(now.Add(c.cfg.Probe), c.state.lastRehash.Add(c.cfg.Rehash), c.fence.nextWake(now))
+	for _, s := range c.shards {
+		if s.phase == idle && s.retryAt.After(now) {
+			wake = earliest(wake, s.retryAt)
+		}
+	}
+	return wake
+}
+
+// allIdleLocked reports whether this replica neither holds nor claims any cluster.
+func (c *Coordinator) allIdleLocked() bool {
+	for _, s := range c.shards {
+		if s.phase != idle {
+			return false
+		}
+	}
+	return true
+}
+
+// notIdle names the clusters this replica still holds or claims.
+func (c *Coordinator) notIdle() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for name, s := range c.shards {
+		if s.phase != idle {
+			out = append(out, fmt.Sprintf("%s (%s)", name, s.phase))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// reportLocked updates the metrics of this replica.
+func (c *Coordinator) reportLocked() {
+	owned := 0
+	for _, s := range c.shards {
+		if s.phase == active {
+			owned++
+		}
+	}
+	metrics.ShardOwnedClusters.WithLabelValues(c.self.ID).Set(float64(owned))
+	metrics.ShardPeers.WithLabelValues(c.self.ID).Set(float64(len(c.state.members)))
+}
