@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"container/heap"
 	"sync"
 	"time"
 
@@ -67,8 +66,8 @@ type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
 	retried     func()
 
 	mu      sync.Mutex
-	waiting map[request]*delayedAdd[request] // the delayed adds, one per request
-	timers  delayHeap[request]               // the same, by time
+	waiting map[request]*delayedAdd[request]  // the delayed adds, one per request
+	timers  indexedHeap[*delayedAdd[request]] // the same, by time
 	closed  bool
 
 	wake     chan struct{} // the earliest delayed add changed
@@ -105,6 +104,7 @@ func newFairPriorityQueue[request mcreconcile.ClusterAware[request]](name string
 		clock:       clk,
 		retried:     retriesMetric(name),
 		waiting:     map[request]*delayedAdd[request]{},
+		timers:      indexedHeap[*delayedAdd[request]]{less: delayedBefore[request]},
 		wake:        make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		stopped:     make(chan struct{}),
@@ -160,7 +160,7 @@ func (q *fairPriorityQueue[request]) addNow(item request, priority int) {
 	q.mu.Lock()
 	if d := q.waiting[item]; d != nil {
 		priority = max(priority, d.priority)
-		heap.Remove(&q.timers, d.index)
+		q.timers.remove(d.index)
 		delete(q.waiting, item)
 	}
 	q.mu.Unlock()
@@ -180,11 +180,11 @@ func (q *fairPriorityQueue[request]) addLater(item request, at time.Time, priori
 	case d == nil:
 		d = &delayedAdd[request]{item: item, at: at, priority: priority}
 		q.waiting[item] = d
-		heap.Push(&q.timers, d)
+		q.timers.push(d)
 	case at.Before(d.at):
 		d.at = at
 		d.priority = max(d.priority, priority)
-		heap.Fix(&q.timers, d.index)
+		q.timers.fix(d.index)
 	default:
 		d.priority = max(d.priority, priority)
 		return
@@ -210,8 +210,8 @@ func (q *fairPriorityQueue[request]) runDelays() {
 		q.mu.Lock()
 		now := q.clock.Now()
 		var due []*delayedAdd[request]
-		for len(q.timers) > 0 && !q.timers[0].at.After(now) {
-			d := heap.Pop(&q.timers).(*delayedAdd[request])
+		for q.timers.Len() > 0 && !q.timers.first().at.After(now) {
+			d := q.timers.pop()
 			delete(q.waiting, d.item)
 			due = append(due, d)
 		}
@@ -220,8 +220,8 @@ func (q *fairPriorityQueue[request]) runDelays() {
 			timer = nil
 		}
 		var next <-chan time.Time
-		if len(q.timers) > 0 {
-			timer = q.clock.NewTimer(q.timers[0].at.Sub(now))
+		if q.timers.Len() > 0 {
+			timer = q.clock.NewTimer(q.timers.first().at.Sub(now))
 			next = timer.C()
 		}
 		q.mu.Unlock()
@@ -245,7 +245,7 @@ func (q *fairPriorityQueue[request]) stopDelays() {
 		q.mu.Lock()
 		q.closed = true
 		q.waiting = map[request]*delayedAdd[request]{}
-		q.timers = nil
+		q.timers.items = nil
 		q.mu.Unlock()
 		close(q.stop)
 	})
@@ -313,37 +313,16 @@ func (q *fairPriorityQueue[request]) ForgetCluster(clusterName multicluster.Clus
 	defer q.mu.Unlock()
 	for item, d := range q.waiting {
 		if item.Cluster() == clusterName {
-			heap.Remove(&q.timers, d.index)
+			q.timers.remove(d.index)
 			delete(q.waiting, item)
 		}
 	}
 }
 
-// delayHeap orders delayed adds by time.
-type delayHeap[request any] []*delayedAdd[request]
+// delayedBefore orders delayed adds by time, earliest first.
+func delayedBefore[request any](a, b *delayedAdd[request]) bool { return a.at.Before(b.at) }
 
-func (h delayHeap[request]) Len() int           { return len(h) }
-func (h delayHeap[request]) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h delayHeap[request]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-
-func (h *delayHeap[request]) Push(x any) {
-	d := x.(*delayedAdd[request])
-	d.index = len(*h)
-	*h = append(*h, d)
-}
-
-func (h *delayHeap[request]) Pop() any {
-	old := *h
-	d := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	d.index = -1
-	return d
-}
+func (d *delayedAdd[request]) setHeapIndex(i int) { d.index = i }
 
 // retriesMetric returns a function that counts one retry (a delayed add) in the workqueue retries metric of the
 // named queue, through the workqueue metrics provider, or does nothing for an empty name. client-go creates that

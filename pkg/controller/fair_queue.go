@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"container/heap"
 	"slices"
 	"sync"
 
@@ -97,7 +96,7 @@ type pendingItem[request any] struct {
 // clusterItems are the pending items of one cluster, a heap by priority then seq.
 type clusterItems[request any] struct {
 	cluster multicluster.ClusterName
-	heap    itemHeap[request]
+	heap    indexedHeap[*pendingItem[request]]
 }
 
 var _ workqueue.Queue[mcreconcile.Request] = &fairOrder[mcreconcile.Request]{}
@@ -163,7 +162,7 @@ func (o *fairOrder[request]) raiseLocked(item request, priority int) {
 	}
 	it.priority = priority
 	it.seq = o.nextSeq()
-	heap.Fix(&o.clusters[item.Cluster()].heap, it.index)
+	o.clusters[item.Cluster()].heap.fix(it.index)
 }
 
 func (o *fairOrder[request]) nextSeq() uint64 {
@@ -182,7 +181,7 @@ func (o *fairOrder[request]) Push(item request) {
 	name := item.Cluster()
 	c, ok := o.clusters[name]
 	if !ok {
-		c = &clusterItems[request]{cluster: name}
+		c = &clusterItems[request]{cluster: name, heap: indexedHeap[*pendingItem[request]]{less: pendingBefore[request]}}
 		o.clusters[name] = c
 		// The cluster joins the round just before the cluster served next, so it waits one full round at most.
 		o.ring = slices.Insert(o.ring, o.next, c)
@@ -193,7 +192,7 @@ func (o *fairOrder[request]) Push(item request) {
 	}
 	it := &pendingItem[request]{item: item, priority: priority, seq: o.nextSeq()}
 	o.items[item] = it
-	heap.Push(&c.heap, it)
+	c.heap.push(it)
 }
 
 // Len returns the number of pending items.
@@ -219,7 +218,7 @@ func (o *fairOrder[request]) Pop() request {
 			o.next = 0
 		}
 		c := o.ring[o.next]
-		it = heap.Pop(&c.heap).(*pendingItem[request])
+		it = c.heap.pop()
 		if c.heap.Len() == 0 {
 			// Empty: leave the round; the next cluster moves into this slot.
 			o.ring = slices.Delete(o.ring, o.next, o.next+1)
@@ -259,9 +258,9 @@ func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
 		return
 	}
 	delete(o.clusters, name)
-	items := []*pendingItem[request](c.heap)
+	items := c.heap.items
 	slices.SortFunc(items, func(a, b *pendingItem[request]) int {
-		if c.heap.less(a, b) {
+		if pendingBefore(a, b) {
 			return -1
 		}
 		return 1
@@ -281,35 +280,12 @@ func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
 	}
 }
 
-// itemHeap orders pending items by priority, higher first, then by seq, lower first.
-type itemHeap[request any] []*pendingItem[request]
-
-func (h itemHeap[request]) less(a, b *pendingItem[request]) bool {
+// pendingBefore orders pending items by priority, higher first, then by seq, lower first.
+func pendingBefore[request any](a, b *pendingItem[request]) bool {
 	if a.priority != b.priority {
 		return a.priority > b.priority
 	}
 	return a.seq < b.seq
 }
 
-func (h itemHeap[request]) Len() int           { return len(h) }
-func (h itemHeap[request]) Less(i, j int) bool { return h.less(h[i], h[j]) }
-func (h itemHeap[request]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-
-func (h *itemHeap[request]) Push(x any) {
-	it := x.(*pendingItem[request])
-	it.index = len(*h)
-	*h = append(*h, it)
-}
-
-func (h *itemHeap[request]) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	it.index = -1
-	return it
-}
+func (it *pendingItem[request]) setHeapIndex(i int) { it.index = i }
