@@ -116,3 +116,9 @@ func earliest(ts ...time.Time) time.Time {
 	}
 	return out
 }
+
+// retryGap is how long a replica waits after a failed fence write before the next attempt: often enough to renew
+// within the renew deadline, not so often as to hammer a struggling API server.
+func retryGap(cfg Config) time.Duration {
+	return max(cfg.FenceThrottle, min(cfg.Probe, cfg.LeaseRenew/4))
+}

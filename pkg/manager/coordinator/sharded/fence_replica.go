@@ -53,6 +53,7 @@ type replicaFence struct {
 	writtenClaims map[multicluster.ClusterName]bool
 	blocked       map[multicluster.ClusterName]bool // claims already counted as blocked
 	lastCollect   time.Time
+	failures      int // consecutive failed writes
 }
 
 var _ fence = &replicaFence{}
@@ -180,10 +181,14 @@ func (f *replicaFence) sync(ctx context.Context, r round) roundResult {
 		}
 	}
 	renewDue := f.lastRenew.IsZero() || now.Sub(f.lastRenew) >= f.cfg.LeaseRenew
-	throttled := !f.lastAttempt.IsZero() && now.Sub(f.lastAttempt) < f.cfg.FenceThrottle
+	gap := f.cfg.FenceThrottle
+	if f.failures > 0 {
+		gap = retryGap(f.cfg)
+	}
+	throttled := !f.lastAttempt.IsZero() && now.Sub(f.lastAttempt) < gap
 	f.pendingAt = time.Time{}
 	if (renewDue || change) && throttled {
-		f.pendingAt = f.lastAttempt.Add(f.cfg.FenceThrottle)
+		f.pendingAt = f.lastAttempt.Add(gap)
 	}
 	f.mu.Unlock()
 
@@ -330,11 +335,26 @@ func (f *replicaFence) write(ctx context.Context, held, claims []multicluster.Cl
 		}
 	}
 	if err != nil {
-		f.log.Error(fmt.Errorf("writing the fence %s/%s: %w", f.cfg.FenceNS, f.name, err), "Renewing the fence failed")
+		f.mu.Lock()
+		f.failures++
+		first := f.failures == 1
+		f.mu.Unlock()
+		err = fmt.Errorf("writing the fence %s/%s: %w", f.cfg.FenceNS, f.name, err)
+		switch {
+		case ctx.Err() != nil:
+		case first:
+			f.log.Error(err, "Renewing the fence failed; retrying", "retryAfter", retryGap(f.cfg))
+		default:
+			f.log.V(1).Info("Renewing the fence failed again", "error", err.Error())
+		}
 		return
 	}
 	metrics.ShardLeaseWrites.WithLabelValues(f.self, "fence").Inc()
 	f.mu.Lock()
+	if f.failures > 0 {
+		f.log.Info("Renewing the fence works again", "failedAttempts", f.failures)
+	}
+	f.failures = 0
 	f.own = lease
 	f.lastRenew = sent
 	f.writtenHeld = toSet(held)

@@ -22,6 +22,7 @@ import (
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/sharder"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -90,6 +91,24 @@ type replica struct {
 	clusters map[multicluster.ClusterName]context.CancelFunc
 	workers  sync.WaitGroup
 	stopWork context.CancelFunc
+	w        uint32 // the weight, as last set
+}
+
+// weight returns the replica's weight.
+func (r *replica) weight() uint32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.w, 1)
+}
+
+// setWeight changes the replica's weight.
+func (r *replica) setWeight(w uint32) {
+	r.mu.Lock()
+	r.w = w
+	r.mu.Unlock()
+	if err := r.c.SetPeerWeight(w); err != nil {
+		r.e.t.Fatal(err)
+	}
 }
 
 // options returns the coordinator options of a replica of this env: its namespace, short timings, and a Lease
@@ -110,7 +129,16 @@ func (e *env) start(id string, cli client.Client, opts ...sharded.Option) *repli
 	if cli == nil {
 		cli = e.cli
 	}
-	c := sharded.New(cli, logf.Log.WithName(id), append(e.options(cli, id, 1), opts...)...)
+	return e.startCoordinator(id, sharded.New(cli, logf.Log.WithName(id), append(e.options(cli, id, 1), opts...)...))
+}
+
+// startWith starts a replica with exactly the options given, on the env's client.
+func (e *env) startWith(id string, opts ...sharded.Option) *replica {
+	e.t.Helper()
+	return e.startCoordinator(id, sharded.New(e.cli, logf.Log.WithName(id), opts...))
+}
+
+func (e *env) startCoordinator(id string, c *sharded.Coordinator) *replica {
 	r := &replica{e: e, id: id, c: c, aware: newAware(id, e.log), done: make(chan struct{}), clusters: map[multicluster.ClusterName]context.CancelFunc{}}
 	c.AddAware(r.aware)
 	e.mu.Lock()
@@ -328,17 +356,26 @@ func (e *env) owners(rs ...*replica) map[multicluster.ClusterName][]string {
 	return out
 }
 
-// settled reports whether every cluster is owned by exactly one of the replicas and every replica's Awares are
-// engaged with exactly the clusters it owns.
+// settled reports whether the replicas own the clusters as the default sharder assigns them over exactly these
+// replicas (with their weights), and every replica's Awares are engaged with exactly the clusters it owns.
 func (e *env) settled(rs ...*replica) bool {
-	owners := e.owners(rs...)
-	for _, name := range e.allClusters() {
-		if len(owners[name]) != 1 {
-			return false
-		}
+	names := e.allClusters()
+	ids := make([]string, len(names))
+	for i, n := range names {
+		ids[i] = n.String()
+	}
+	peers := make([]sharder.PeerInfo, len(rs))
+	for i, r := range rs {
+		peers[i] = sharder.PeerInfo{ID: r.id, Weight: r.weight()}
+	}
+	want := map[string][]multicluster.ClusterName{}
+	for cl, owner := range sharder.NewBoundedHRW(0).Assign(ids, peers) {
+		want[owner] = append(want[owner], multicluster.ClusterName(cl))
 	}
 	for _, r := range rs {
-		if !slices.Equal(r.c.Owned(), r.aware.engaged()) {
+		slices.Sort(want[r.id])
+		owned := r.c.Owned()
+		if !slices.Equal(owned, want[r.id]) || !slices.Equal(owned, r.aware.engaged()) {
 			return false
 		}
 	}

@@ -168,6 +168,7 @@ func (r *LeaseRegistry) Run(ctx context.Context) error {
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	failures := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -182,8 +183,15 @@ func (r *LeaseRegistry) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				continue
 			}
-			r.log.Error(err, "Renewing the replica's Lease failed")
-			next = min(renew, time.Second)
+			failures++
+			next = min(renew/2, time.Second)
+			if failures == 1 {
+				r.log.Error(err, "Renewing the replica's Lease failed; retrying", "retryAfter", next)
+			} else {
+				r.log.V(1).Info("Renewing the replica's Lease failed again", "error", err.Error())
+			}
+		} else {
+			failures = 0
 		}
 		r.collect(ctx)
 		timer.Reset(next)

@@ -1,0 +1,76 @@
+package sharded_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// With the default options, 3 replicas and 1,000 clusters: each replica owns its third of the fleet to within
+// 10% (to within a cluster, in fact), and the replicas together write at most 10 Leases a second on average once
+// settled (each writes its fence and its peer Lease once per renew interval, whatever the number of clusters).
+func TestThousandClustersDefaultOptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures Lease writes over a 20s window")
+	}
+	e := newEnv(t)
+	e.addClusters(clusterNames(1000)...)
+	ids := []string{"scale-a", "scale-b", "scale-c"}
+	writes := func() float64 {
+		var n float64
+		for _, id := range ids {
+			n += counterValue(metrics.ShardLeaseWrites.WithLabelValues(id, "fence"))
+			n += counterValue(metrics.ShardLeaseWrites.WithLabelValues(id, "peer"))
+		}
+		return n
+	}
+	before := writes()
+	started := time.Now()
+	var rs []*replica
+	for _, id := range ids {
+		// Default timings and intervals: only the namespace, the prefix and the replica's ID are set.
+		rs = append(rs, e.startWith(id, sharded.WithShardLease(e.ns, "fence"),
+			sharded.WithPeerRegistry(peers.NewLeaseRegistry(e.cli, e.ns, "peer", id, 1, logf.Log.WithName(id)))))
+	}
+	harness.Eventually(t, 60*time.Second, "1,000 clusters split over 3 replicas", func() bool { return e.settled(rs...) })
+	settled := time.Now()
+	atSettle := writes()
+
+	for _, r := range rs {
+		n := float64(len(r.c.Owned()))
+		if math.Abs(n-1000.0/3) > 1000.0/3*0.1 {
+			t.Errorf("replica %s owns %v clusters, more than 10%% off a third", r.id, n)
+		}
+		t.Logf("replica %s owns %v clusters", r.id, n)
+	}
+
+	const window = 20 * time.Second
+	harness.Consistently(t, window, "nothing to move", func() bool { return e.settled(rs...) })
+	rate := (writes() - atSettle) / window.Seconds()
+	t.Logf("1,000 clusters, 3 replicas, default options: settled in %s with %v Lease writes; then %.2f Lease writes/s",
+		settled.Sub(started).Round(time.Millisecond), atSettle-before, rate)
+	if rate > 10 {
+		t.Errorf("%.2f Lease writes/s once settled, more than 10", rate)
+	}
+	for _, r := range rs {
+		r.stop()
+	}
+}
+
+// counterValue reads a counter.
+func counterValue(c prometheus.Counter) float64 {
+	m := &dto.Metric{}
+	if err := c.Write(m); err != nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
+}
