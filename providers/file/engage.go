@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
@@ -202,7 +204,8 @@ func (p *Provider) apply(r *run, name multicluster.ClusterName, m *member, t *ta
 	}
 	p.mu.Unlock()
 
-	cl, err := cluster.New(rest.CopyConfig(t.config), p.settings.clusterOptions...)
+	cfg := rest.CopyConfig(t.config)
+	cl, err := cluster.New(cfg, slices.Concat(p.settings.clusterOptions, []cluster.Option{recovery.ClusterOption(name, cfg)})...)
 	if err != nil {
 		return &permanentError{fmt.Errorf("cluster %q (context %q of %s): unable to build the cluster: %w",
 			name, t.context, t.path, err)}

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -193,7 +195,8 @@ func (p *Provider) work(runCtx context.Context, s *secretState) {
 // engage builds the cluster of d and adds it under name, replacing a different cluster of that name, and returns
 // once it is engaged or the attempt failed. The cluster's context derives from runCtx, the manager's.
 func (p *Provider) engage(runCtx context.Context, s *secretState, d *desiredCluster) error {
-	cl, err := cluster.New(rest.CopyConfig(d.config), p.clusterOptions(s.name)...)
+	cfg := rest.CopyConfig(d.config)
+	cl, err := cluster.New(cfg, append(p.clusterOptions(s.name), recovery.ClusterOption(s.name, cfg))...)
 	if err != nil {
 		return fmt.Errorf("building cluster %q from Secret %s/%s: %w", s.name, d.secret.Namespace, d.secret.Name, err)
 	}
