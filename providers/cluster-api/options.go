@@ -56,7 +56,9 @@ type Options struct {
 	GetSecret func(ctx context.Context, c client.Client, obj client.Object) ([]byte, error)
 
 	// NewCluster builds the cluster.Cluster of a watched object from the rest.Config of its kubeconfig, with
-	// ClusterOptions as opts. The provider starts the cluster; NewCluster must not. Default: DefaultNewCluster.
+	// ClusterOptions followed by the provider's own options (informers that resume as soon as the cluster answers
+	// after an outage) as opts; pass them all on. The provider starts the cluster; NewCluster must not. Default:
+	// DefaultNewCluster.
 	NewCluster func(ctx context.Context, obj client.Object, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error)
 
 	// IsReady decides whether a watched object's cluster is ready to be engaged; a cluster engaged before is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -12,10 +13,12 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -142,7 +145,8 @@ func parseKubeconfig(data []byte) (*rest.Config, error) {
 func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, obj client.Object, name multicluster.ClusterName, cfg *rest.Config, m *member) {
 	defer p.workers.Done()
 
-	cl, err := p.opts.NewCluster(ctx, obj, cfg, p.opts.ClusterOptions...)
+	cl, err := p.opts.NewCluster(ctx, obj, cfg, slices.Concat(p.opts.ClusterOptions,
+		[]cluster.Option{recovery.ClusterOption(name, cfg)})...)
 	if err != nil {
 		err = fmt.Errorf("cluster %q: creating the cluster: %w", name, err)
 	} else {

@@ -16,6 +16,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -142,7 +143,8 @@ func (p *Provider) engageCluster(ctx context.Context, name, kubeconfig string, a
 			return fmt.Errorf("kind cluster %q: applying REST options: %w", name, err)
 		}
 	}
-	cl, err := cluster.New(cfg, p.opts.ClusterOptions...)
+	cl, err := cluster.New(cfg, slices.Concat(p.opts.ClusterOptions,
+		[]cluster.Option{recovery.ClusterOption(multicluster.ClusterName(name), cfg)})...)
 	if err != nil {
 		return fmt.Errorf("kind cluster %q: creating cluster: %w", name, err)
 	}
