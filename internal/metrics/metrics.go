@@ -48,6 +48,9 @@ var (
 	}, []string{"controller"})
 )
 
+// peerLabel is the label of the sharded coordinator's metrics that names the replica.
+const peerLabel = "peer"
+
 // Metrics of the sharded coordinator. Each is labelled with the replica's peer ID ("peer"), so that replicas
 // running in one process (tests) keep apart.
 var (
@@ -55,20 +58,20 @@ var (
 	ShardOwnedClusters = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "multicluster_shard_owned_clusters",
 		Help: "Number of clusters this replica owns (holds the fence of and engages its controllers with).",
-	}, []string{"peer"})
+	}, []string{peerLabel})
 
 	// ShardPeers is the number of replicas in the membership a replica assigns clusters over.
 	ShardPeers = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "multicluster_shard_peers",
 		Help: "Number of live replicas, this one included, that this replica assigns clusters to.",
-	}, []string{"peer"})
+	}, []string{peerLabel})
 
 	// ShardHandoffs counts ownership changes of a replica: clusters acquired, released after draining, and lost
 	// (work stopped because the fence could not be renewed in time).
 	ShardHandoffs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "multicluster_shard_handoffs_total",
 		Help: "Total number of clusters this replica acquired, released or lost, by direction (acquired, released, lost).",
-	}, []string{"peer", "direction"})
+	}, []string{peerLabel, "direction"})
 
 	// ShardHandoffDuration is how long a replica took to acquire a cluster it was assigned (from the assignment to
 	// starting work) and to release one it was no longer assigned (from stopping its work to releasing the fence,
@@ -77,27 +80,27 @@ var (
 		Name:    "multicluster_shard_handoff_duration_seconds",
 		Help:    "Time to acquire an assigned cluster (assignment to work) or to release one (stop to fence released, drain included), by direction.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
-	}, []string{"peer", "direction"})
+	}, []string{peerLabel, "direction"})
 
 	// ShardFenceAcquireFailures counts attempts to fence a cluster that did not succeed, by reason (held: another
 	// live replica holds or claims it; conflict: another replica wrote first; error: the API request failed).
 	ShardFenceAcquireFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "multicluster_shard_fence_acquire_failures_total",
 		Help: "Total number of attempts to fence a cluster that failed, by reason (held, conflict, error).",
-	}, []string{"peer", "reason"})
+	}, []string{peerLabel, "reason"})
 
 	// ShardLeaseWrites counts the Lease writes of a replica (creates, updates and deletes), by kind (fence, peer).
 	ShardLeaseWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "multicluster_shard_lease_writes_total",
 		Help: "Total number of Lease writes (create, update, delete) of this replica, by kind (fence, peer).",
-	}, []string{"peer", "kind"})
+	}, []string{peerLabel, "kind"})
 
 	// ShardFenceOverruns counts reconciles that returned after their replica's fence had stopped being valid: they
 	// ran past the renew deadline, so another replica may have been working on the cluster when they returned.
 	ShardFenceOverruns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "multicluster_shard_fence_overruns_total",
 		Help: "Total number of reconciles that returned after this replica's fence of their cluster had stopped being valid.",
-	}, []string{"peer"})
+	}, []string{peerLabel})
 )
 
 func init() {

@@ -111,7 +111,9 @@ func TestManagerDelegatesToItsCoordinator(t *testing.T) {
 		t.Fatalf("manager stopped before the coordinator's runnable started: %v", err)
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		t.Errorf("manager returned: %v", err)
+	}
 }
 
 // Without WithCoordinator, work on every cluster may start (the default coordinator fences nothing).

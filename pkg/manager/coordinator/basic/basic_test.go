@@ -40,7 +40,7 @@ func (a *aware) Engage(ctx context.Context, name multicluster.ClusterName, cl cl
 func (a *aware) names() []multicluster.ClusterName {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []multicluster.ClusterName
+	out := make([]multicluster.ClusterName, 0, len(a.engaged))
 	for _, e := range a.engaged {
 		out = append(out, e.name)
 	}

@@ -188,7 +188,7 @@ func (neverSyncing) WaitForSync(ctx context.Context) error {
 func TestFleetReadinessCountsOwnedClustersOnly(t *testing.T) {
 	e := newEnv(t)
 	names := clusterNames(8)
-	var rs []*managedReplica
+	rs := make([]*managedReplica, 0, 2)
 	for _, id := range []string{"a", "b"} {
 		coord := sharded.New(e.cli, logf.Log.WithName(id), e.options(e.cli, id, 1)...)
 		mgr := harness.NewManager(t, e.cfg, nil, nil, mcmanager.WithCoordinator(coord))

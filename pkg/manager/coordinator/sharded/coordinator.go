@@ -171,8 +171,10 @@ func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName,
 	if cl == nil {
 		return fmt.Errorf("cluster %q: cannot engage a nil cluster", name)
 	}
-	if ctx.Err() != nil {
-		return nil
+	select {
+	case <-ctx.Done():
+		return nil // the cluster has gone already
+	default:
 	}
 	c.mu.Lock()
 	s := c.shards[name]

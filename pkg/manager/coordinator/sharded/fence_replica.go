@@ -82,7 +82,7 @@ func (f *replicaFence) synced() bool { return f.tracker.Synced() }
 func (f *replicaFence) validUntil(name multicluster.ClusterName) time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.lastRenew.IsZero() || !(f.writtenHeld[name] || f.writtenClaims[name]) {
+	if f.lastRenew.IsZero() || (!f.writtenHeld[name] && !f.writtenClaims[name]) {
 		return time.Time{}
 	}
 	return f.lastRenew.Add(f.cfg.renewDeadline())

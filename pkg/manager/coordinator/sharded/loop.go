@@ -334,7 +334,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 			}
 			valid := now.Before(c.fence.validUntil(name))
 			switch {
-			case want && !s.lost && valid:
+			case want && !s.lost && valid && !now.Before(s.retryAt):
 				acts = append(acts, c.activateLocked(s))
 			case want && s.lost:
 				s.phase = claiming
@@ -343,7 +343,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 				s.phase = releasing
 			}
 		case releasing:
-			if want && !s.lost && now.Before(c.fence.validUntil(name)) {
+			if want && !s.lost && now.Before(c.fence.validUntil(name)) && !now.Before(s.retryAt) {
 				acts = append(acts, c.activateLocked(s))
 			}
 		}

@@ -29,7 +29,7 @@ func TestReplicasSplitTheFleet(t *testing.T) {
 	harness.Eventually(t, 10*time.Second, "every replica's fence to list the clusters it owns", func() bool {
 		fences := e.fences()
 		for _, r := range []*replica{a, b, c} {
-			var listed []multicluster.ClusterName
+			listed := make([]multicluster.ClusterName, 0, len(fences[r.id]))
 			for _, n := range fences[r.id] {
 				listed = append(listed, multicluster.ClusterName(n))
 			}

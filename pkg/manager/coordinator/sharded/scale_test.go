@@ -35,7 +35,7 @@ func TestThousandClustersDefaultOptions(t *testing.T) {
 	}
 	before := writes()
 	started := time.Now()
-	var rs []*replica
+	rs := make([]*replica, 0, len(ids))
 	for _, id := range ids {
 		// Default timings and intervals: only the namespace, the prefix and the replica's ID are set.
 		rs = append(rs, e.startWith(id, sharded.WithShardLease(e.ns, "fence"),

@@ -253,10 +253,9 @@ type interval struct {
 
 // workLog records the work of every replica and the engagements, for the checks.
 type workLog struct {
-	mu        sync.Mutex
-	work      []interval
-	engages   []interval // start = engaged
-	firstWork map[string]time.Time
+	mu      sync.Mutex
+	work    []interval
+	engages []interval // start = engaged
 }
 
 func (l *workLog) engaged(replica string, name multicluster.ClusterName) {
@@ -269,19 +268,6 @@ func (l *workLog) record(iv interval) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.work = append(l.work, iv)
-}
-
-// firstWorkAfter returns when the replica first started work on the cluster after t (zero if it did not).
-func (l *workLog) firstWorkAfter(replica string, name multicluster.ClusterName, t time.Time) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var first time.Time
-	for _, iv := range l.work {
-		if iv.replica == replica && iv.cluster == name && iv.start.After(t) && (first.IsZero() || iv.start.Before(first)) {
-			first = iv.start
-		}
-	}
-	return first
 }
 
 // overlaps returns every pair of work intervals of different replicas on the same cluster that overlap.
@@ -343,17 +329,6 @@ func (e *env) allClusters() []multicluster.ClusterName {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.clusters)
-}
-
-// owners maps every cluster to the replicas that own it (per Owned), over the running replicas.
-func (e *env) owners(rs ...*replica) map[multicluster.ClusterName][]string {
-	out := map[multicluster.ClusterName][]string{}
-	for _, r := range rs {
-		for _, name := range r.c.Owned() {
-			out[name] = append(out[name], r.id)
-		}
-	}
-	return out
 }
 
 // settled reports whether the replicas own the clusters as the default sharder assigns them over exactly these

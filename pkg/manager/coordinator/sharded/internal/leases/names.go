@@ -59,7 +59,10 @@ func EncodeList(names []string) string {
 	if s == nil {
 		s = []string{}
 	}
-	out, _ := json.Marshal(s)
+	out, err := json.Marshal(s)
+	if err != nil { // strings always marshal
+		return "[]"
+	}
 	return string(out)
 }
 
