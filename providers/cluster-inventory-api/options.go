@@ -31,7 +31,9 @@ type Options struct {
 	// strategy, normally AccessProvider (KEP-5339 access providers and credential plugins).
 	KubeconfigStrategyOption kubeconfigstrategy.Option
 
-	// NewCluster builds a profile's cluster.Cluster. Default: cluster.New(cfg, opts...).
+	// NewCluster builds a profile's cluster.Cluster with opts: ClusterOptions followed by the provider's own
+	// (informers that resume as soon as the cluster answers after an outage); pass them all on. Default:
+	// cluster.New(cfg, opts...).
 	NewCluster func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error)
 
 	// IsReady decides whether a profile's cluster is engaged. Default: IsReady.

@@ -5,16 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
@@ -96,7 +99,8 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 
 	err := p.probe(cfg)
 	if err == nil {
-		cl, newErr := p.opts.NewCluster(ctx, clp, cfg, p.opts.ClusterOptions...)
+		cl, newErr := p.opts.NewCluster(ctx, clp, cfg, slices.Concat(p.opts.ClusterOptions,
+			[]cluster.Option{recovery.ClusterOption(name, cfg)})...)
 		if newErr != nil {
 			err = fmt.Errorf("creating the cluster: %w", newErr)
 		} else {
