@@ -90,7 +90,9 @@ func run(id, ns string, leaseDuration, leaseRenew, throttle, probe, rehash, work
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 			start := time.Now()
 			fmt.Fprintf(os.Stdout, "START %s %s %d\n", id, req.ClusterName, start.UnixNano())
-			defer func() { fmt.Fprintf(os.Stdout, "END %s %s %d %d\n", id, req.ClusterName, start.UnixNano(), time.Now().UnixNano()) }()
+			defer func() {
+				fmt.Fprintf(os.Stdout, "END %s %s %d %d\n", id, req.ClusterName, start.UnixNano(), time.Now().UnixNano())
+			}()
 
 			cl, err := mgr.GetCluster(ctx, req.ClusterName)
 			if err != nil {
