@@ -60,6 +60,8 @@ verify: $(GOLANGCI_LINT) ## Fail if any module is not formatted or its go.mod/go
 
 ##@ Demo
 
+# Flags for demo-sharded, e.g. DEMO_SHARDED_FLAGS='-clusters 20 -step 10s'; see examples/sharded-namespace/demo.
+DEMO_SHARDED_FLAGS ?=
 # Flags for the demo, e.g. `make demo DEMO_FLAGS='-clusters 5 -duration 2m'` or DEMO_FLAGS=-keep; see hack/demo.
 DEMO_FLAGS ?=
 
@@ -68,6 +70,12 @@ demo: ## Run the quickstart controller on a local fleet of real control planes (
 	@assets=$$(hack/envtest-assets.sh); \
 	echo "building the demo (the first build compiles controller-runtime and client-go: a minute or two)"; \
 	cd hack/demo && GOWORK=off go build -o "$(BIN)/demo" . && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo" $(DEMO_FLAGS)
+
+.PHONY: demo-sharded
+demo-sharded: ## Run three replicas of a sharded controller on a local control plane and narrate who owns which cluster.
+	@assets=$$(hack/envtest-assets.sh); \
+	cd examples/sharded-namespace && GOWORK=off go build -o "$(BIN)/demo-sharded" ./demo && \
+	KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo-sharded" $(DEMO_SHARDED_FLAGS)
 
 ##@ Benchmarks
 
