@@ -243,7 +243,7 @@ func (r *loopRunnable) NeedLeaderElection() bool { return false }
 func (c *Coordinator) StartClusterWork(ctx context.Context, name multicluster.ClusterName) (context.Context, func(), bool) {
 	c.mu.Lock()
 	s := c.shards[name]
-	if s == nil || s.phase != active || c.fence == nil || !time.Now().Before(c.fence.validUntil(name)) {
+	if s == nil || s.phase != active || c.fence == nil || !validAt(time.Now(), c.fence.validUntil(name)) {
 		c.mu.Unlock()
 		return ctx, nil, false
 	}

@@ -117,6 +117,14 @@ func earliest(ts ...time.Time) time.Time {
 	return out
 }
 
+// validAt reports whether a fence valid until deadline is still valid at now: now is before the deadline on the
+// monotonic clock and on the wall clock. The monotonic clock decides normally; but it stands still while the
+// machine is suspended, when the wall clock jumps ahead, so a replica that wakes from a suspend still stops at
+// once. (Only this process's own clocks are compared; other replicas' clocks never are.)
+func validAt(now, deadline time.Time) bool {
+	return now.Before(deadline) && now.Round(0).Before(deadline.Round(0))
+}
+
 // retryGap is how long a replica waits after a failed fence write before the next attempt: often enough to renew
 // within the renew deadline, not so often as to hammer a struggling API server.
 func retryGap(cfg Config) time.Duration {

@@ -260,6 +260,8 @@ func (f *clusterFence) renew(ctx context.Context, name multicluster.ClusterName)
 		}
 		f.mu.Unlock()
 		f.refresh(ctx, name)
+	case ctx.Err() != nil:
+		f.log.V(1).Info("Renewing a fence was interrupted", "cluster", name, "error", err.Error())
 	default:
 		f.log.Error(fmt.Errorf("renewing the fence of cluster %q: %w", name, err), "Renewing a fence failed")
 	}

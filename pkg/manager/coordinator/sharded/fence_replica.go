@@ -209,7 +209,7 @@ func (f *replicaFence) sync(ctx context.Context, r round) roundResult {
 			pending = append(pending, c)
 		}
 	}
-	valid := !f.lastRenew.IsZero() && time.Now().Before(f.lastRenew.Add(f.cfg.renewDeadline()))
+	valid := !f.lastRenew.IsZero() && validAt(time.Now(), f.lastRenew.Add(f.cfg.renewDeadline()))
 	f.mu.Unlock()
 
 	if len(pending) > 0 && valid {
@@ -241,7 +241,7 @@ func (f *replicaFence) decide(ctx context.Context, pending []multicluster.Cluste
 		f.own = nil
 		return
 	}
-	if !now.Before(f.lastRenew.Add(f.cfg.renewDeadline())) {
+	if !validAt(now, f.lastRenew.Add(f.cfg.renewDeadline())) {
 		return
 	}
 	views := f.views(obs, now)

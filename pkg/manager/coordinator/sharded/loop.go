@@ -166,7 +166,7 @@ func (c *Coordinator) wantLocked(s *shard) bool {
 // expireLocked stops the work on every owned cluster whose fence is no longer valid.
 func (c *Coordinator) expireLocked(now time.Time) {
 	for _, s := range c.shards {
-		if s.phase == active && !now.Before(c.fence.validUntil(s.name)) {
+		if s.phase == active && !validAt(now, c.fence.validUntil(s.name)) {
 			c.log.Info("Lost cluster: its fence was not renewed within the renew deadline; stopping its work", "cluster", s.name)
 			metrics.ShardHandoffs.WithLabelValues(c.self.ID, "lost").Inc()
 			c.drainLocked(s, now, true)
@@ -332,7 +332,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 			if s.inFlight > 0 {
 				continue
 			}
-			valid := now.Before(c.fence.validUntil(name))
+			valid := validAt(now, c.fence.validUntil(name))
 			switch {
 			case want && !s.lost && valid && !now.Before(s.retryAt):
 				acts = append(acts, c.activateLocked(s))
@@ -343,7 +343,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 				s.phase = releasing
 			}
 		case releasing:
-			if want && !s.lost && now.Before(c.fence.validUntil(name)) && !now.Before(s.retryAt) {
+			if want && !s.lost && validAt(now, c.fence.validUntil(name)) && !now.Before(s.retryAt) {
 				acts = append(acts, c.activateLocked(s))
 			}
 		}
