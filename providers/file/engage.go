@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
 // Retry backoff for clusters that fail to start, sync or engage (Start only).
@@ -205,7 +206,8 @@ func (p *Provider) apply(r *run, name multicluster.ClusterName, m *member, t *ta
 	p.mu.Unlock()
 
 	cfg := rest.CopyConfig(t.config)
-	cl, err := cluster.New(cfg, slices.Concat(p.settings.clusterOptions, []cluster.Option{recovery.ClusterOption(name, cfg)})...)
+	cl, err := cluster.New(cfg, slices.Concat(p.settings.clusterOptions,
+		[]cluster.Option{recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
 	if err != nil {
 		return &permanentError{fmt.Errorf("cluster %q (context %q of %s): unable to build the cluster: %w",
 			name, t.context, t.path, err)}

@@ -18,6 +18,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
 // discover polls the lister until ctx is done and keeps the engaged clusters in line with the kind clusters.
@@ -144,7 +145,7 @@ func (p *Provider) engageCluster(ctx context.Context, name, kubeconfig string, a
 		}
 	}
 	cl, err := cluster.New(cfg, slices.Concat(p.opts.ClusterOptions,
-		[]cluster.Option{recovery.ClusterOption(multicluster.ClusterName(name), cfg)})...)
+		[]cluster.Option{recovery.ClusterOption(multicluster.ClusterName(name), cfg), restmapper.ClusterOption()})...)
 	if err != nil {
 		return fmt.Errorf("kind cluster %q: creating cluster: %w", name, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
 // engageRetry paces the attempts to engage a cluster whose Secret has not changed since the last attempt failed.
@@ -217,13 +218,14 @@ func (a *listingAware) Engage(ctx context.Context, name multicluster.ClusterName
 	return a.p.aware.Engage(ctx, name, cl)
 }
 
-// clusterOptions are the options of the cluster named name: the provider's defaults, then Options.ClusterOptions.
+// clusterOptions are the options of the cluster named name: the provider's defaults, then Options.ClusterOptions,
+// then discovery shared with the clusters that serve the same APIs unless an option chose a RESTMapper.
 func (p *Provider) clusterOptions(name multicluster.ClusterName) []cluster.Option {
 	defaults := func(o *cluster.Options) {
 		o.Scheme = p.scheme
 		o.Logger = p.log.WithValues("cluster", name)
 	}
-	return append([]cluster.Option{defaults}, p.opts.ClusterOptions...)
+	return append(append([]cluster.Option{defaults}, p.opts.ClusterOptions...), restmapper.ClusterOption())
 }
 
 // redactedError returns err with every credential of cfg redacted from its message. Errors of client-go and
