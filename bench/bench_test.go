@@ -45,7 +45,7 @@ func TestQuickRun(t *testing.T) {
 	for _, res := range r.Results {
 		scenarios[res.Scenario] = true
 	}
-	for _, want := range []string{"floor", "engage", "steady", "memory", "noisy-neighbour", "churn"} {
+	for _, want := range []string{"floor", "engage", "steady", "memory", "namespaces", "noisy-neighbour", "churn"} {
 		if !scenarios[want] {
 			t.Errorf("results.json has no %s results", want)
 		}
@@ -54,7 +54,7 @@ func TestQuickRun(t *testing.T) {
 		}
 	}
 
-	for _, name := range []string{"perf-engage.svg", "perf-steady.svg", "perf-noisy-neighbour.svg", "perf-memory.svg", "perf-churn.svg"} {
+	for _, name := range []string{"perf-engage.svg", "perf-steady.svg", "perf-noisy-neighbour.svg", "perf-memory.svg", "perf-namespaces.svg", "perf-churn.svg"} {
 		checkSVG(t, filepath.Join(charts, name))
 	}
 }

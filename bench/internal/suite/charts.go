@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Charts returns the charts of the report: engage latency, steady latency, noisy neighbour, memory and churn.
+// Charts returns the charts of the report: engage latency, steady latency, noisy neighbour, memory per separate
+// cluster, namespaces against the floor, and churn.
 func (r *Report) Charts(p plan) []Chart {
 	get := func(scenario, c, metric string) float64 {
 		v, _ := r.Get(scenario, c, metric)
@@ -17,10 +18,10 @@ func (r *Report) Charts(p plan) []Chart {
 	for _, kind := range []struct {
 		name  string
 		sizes []int
-	}{{"virtual", p.engageVirtual}, {"separate", p.engageSeparate}, {"separate, shared mapper", p.engageSeparate}} {
+	}{{"virtual", p.engageVirtual}, {armSeparate, p.engageSeparate}, {armOwnMapper, p.engageSeparate}, {armPlain, p.engageSeparate}} {
 		for _, n := range kind.sizes {
 			c := fmt.Sprintf("%s N=%d", kind.name, n)
-			engage.Groups = append(engage.Groups, strings.Replace(c, "separate, shared mapper", "shared mapper", 1))
+			engage.Groups = append(engage.Groups, strings.Replace(c, "separate, ", "", 1))
 			p50 = append(p50, get("engage", c, "p50"))
 			p99 = append(p99, get("engage", c, "p99"))
 			all = append(all, get("engage", c, "all"))
@@ -50,22 +51,31 @@ func (r *Report) Charts(p plan) []Chart {
 	}
 	noisy.Series = []Series{{"quiet p50", np50}, {"quiet p99", np99}}
 
-	virtual := fmt.Sprintf("virtual N=%d", p.steadyVirtual.Clusters)
-	separate := fmt.Sprintf("separate N=%d", p.steadySeparate.Clusters)
-	memory := Chart{File: "perf-memory.svg", Title: "Memory per engaged cluster (one watched type)", Unit: "KiB", Log: true,
-		Groups: []string{"virtual: beyond objects", "virtual: its objects", "separate: incl. objects"},
-		Series: []Series{
-			{"Go heap", []float64{
-				get("memory", virtual, "heap per cluster beyond its objects"),
-				get("memory", virtual, "objects per cluster, shared cache (heap)"),
-				get("memory", separate, "heap per cluster (incl. its objects)"),
-			}},
-			{"RSS", []float64{
-				get("memory", virtual, "RSS per cluster beyond its objects"),
-				0,
-				get("memory", separate, "RSS per cluster (incl. its objects)"),
-			}},
-		}}
+	memory := Chart{File: "perf-memory.svg", Title: "Memory per separately connected cluster (100 ConfigMaps, one watched type)", Unit: "KiB"}
+	var heap, rss []float64
+	for i, n := range p.memorySizes {
+		for _, arm := range memoryArms {
+			if arm.options && i > 0 {
+				continue
+			}
+			c := fmt.Sprintf("%s N=%d", arm.name, n)
+			memory.Groups = append(memory.Groups, strings.Replace(c, "separate, ", "", 1))
+			heap = append(heap, get("memory", c, "heap per cluster (incl. its objects)"))
+			rss = append(rss, get("memory", c, "RSS per cluster (incl. its objects)"))
+		}
+	}
+	memory.Series = []Series{{"Go heap", heap}, {"RSS", rss}}
+
+	namespaces := Chart{File: "perf-namespaces.svg", Title: fmt.Sprintf("%d namespaces: memory per namespace, one object each", p.namespaces), Unit: "KiB"}
+	nsArms := []string{"floor (one Manager)", "virtual clusters"}
+	nsHeap, nsRSS := make([]float64, 0, len(nsArms)), make([]float64, 0, len(nsArms))
+	for _, arm := range nsArms {
+		c := fmt.Sprintf("%s N=%d", arm, p.namespaces)
+		namespaces.Groups = append(namespaces.Groups, arm)
+		nsHeap = append(nsHeap, get("namespaces", c, "heap per namespace (incl. its objects)"))
+		nsRSS = append(nsRSS, get("namespaces", c, "RSS per namespace (incl. its objects)"))
+	}
+	namespaces.Series = []Series{{"Go heap", nsHeap}, {"RSS", nsRSS}}
 
 	churn := Chart{File: "perf-churn.svg", Title: "Churn: engage/disengage cycles, before vs after", Unit: "goroutines / MiB"}
 	for _, res := range r.Results {
@@ -78,5 +88,5 @@ func (r *Report) Charts(p plan) []Chart {
 			}
 		}
 	}
-	return []Chart{engage, steady, noisy, memory, churn}
+	return []Chart{engage, steady, noisy, memory, namespaces, churn}
 }

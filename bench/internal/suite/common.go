@@ -9,15 +9,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
 // firsts records the first time each key is seen.
@@ -132,21 +134,33 @@ func writer(cfg *rest.Config) (client.Client, error) {
 // virtualClusters returns a cluster of cfg whose cache sees only the Namespaces and ConfigMaps labelled with run,
 // to back the namespace provider: its virtual clusters are then the namespaces of that run alone.
 func virtualClusters(cfg *rest.Config, run string) (cluster.Cluster, error) {
-	sel := labels.SelectorFromSet(labels.Set{runLabel: strings.Trim(run, "-")})
-	return cluster.New(cfg, func(o *cluster.Options) {
-		o.Cache.ByObject = map[client.Object]cache.ByObject{
-			&corev1.Namespace{}: {Label: sel},
-			&corev1.ConfigMap{}: {Label: sel},
-		}
-	})
+	return cluster.New(cfg, func(o *cluster.Options) { sharedCacheOptions(&o.Cache, run) })
 }
 
-// separateCluster returns a cluster of cfg (a connection and cache of its own) that watches namespace ns only; opts
-// are applied after that.
+// separateCluster returns a cluster of cfg (a connection and cache of its own) that sees namespace ns only (see
+// inNamespace), built as the library's providers build clusters: with discovery shared by the clusters serving the
+// same APIs (restmapper.ClusterOption). opts are applied after that; one that sets a MapperProvider (ownRESTMapper)
+// replaces the shared discovery.
 func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (cluster.Cluster, error) {
-	return cluster.New(cfg, append([]cluster.Option{func(o *cluster.Options) {
-		o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
-	}}, opts...)...)
+	all := make([]cluster.Option, 0, len(opts)+2)
+	all = append(all, func(o *cluster.Options) { inNamespace(&o.Cache, ns) })
+	all = append(all, opts...)
+	return cluster.New(cfg, append(all, restmapper.ClusterOption())...)
+}
+
+// inNamespace makes a cache see the objects of namespace ns only, the way the suite fits many clusters on a few API
+// servers: every cluster the suite engages has a namespace of its own and must see nothing else. It selects by
+// field (metadata.namespace), so that the cache runs one cluster-wide informer per kind, as the cache of a real
+// member cluster does; restricting the cache to a namespace instead (cache.Options.DefaultNamespaces) would make it
+// controller-runtime's multi-namespace cache, which runs three more goroutines per cluster.
+func inNamespace(o *cache.Options, ns string) {
+	o.DefaultFieldSelector = fields.OneTermEqualSelector("metadata.namespace", ns)
+}
+
+// ownRESTMapper gives a cluster a RESTMapper of its own, controller-runtime's default: what every cluster had
+// before the library shared discovery.
+func ownRESTMapper(o *cluster.Options) {
+	o.MapperProvider = apiutil.NewDynamicRESTMapper
 }
 
 // parallel runs f(0..n-1) on workers goroutines and returns the first error.

@@ -2,16 +2,15 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -77,26 +76,37 @@ func EngageVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int
 	return nil
 }
 
-// EngageSeparate measures, for n clusters each with its own cluster.Cluster (a connection and cache of its own,
-// spread over the fleet's members), the time from handing them all to the provider to the first reconcile in each.
-//
-// With sharedMapper, the clusters of one member share one RESTMapper (cluster.Options.MapperProvider) instead of
-// each discovering the API on its own: what a fleet of clusters serving the same APIs can do to engage faster and
-// use less memory per cluster.
-func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, f Floors, sharedMapper bool) error {
+// Arms of the engage scenario for separate clusters.
+const (
+	// armSeparate is the library's separate clusters, built as its providers build them: discovery shared by the
+	// clusters that serve the same APIs.
+	armSeparate = "separate"
+	// armOwnMapper is the same with a RESTMapper per cluster, controller-runtime's default (the library's before
+	// it shared discovery).
+	armOwnMapper = "separate, own RESTMapper"
+	// armPlain is one plain controller-runtime Manager per cluster, all started together.
+	armPlain = "plain Managers"
+)
+
+// engageArms are the arms of the engage scenario for separate clusters, in the order they run.
+var engageArms = []string{armSeparate, armOwnMapper, armPlain}
+
+// EngageSeparate measures, for n clusters each with its own connection and cache (spread over the fleet's members,
+// each seeing a namespace with one ConfigMap), the time from handing them all over to the first reconcile in each.
+// The library's arms add n cluster.Clusters to the clusters provider from 100 goroutines at once; the plain arm
+// starts n controller-runtime Managers at once, each in a goroutine of its own. Clusters and managers are built
+// before the clock starts.
+func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, f Floors, arm string) error {
 	members := fleet.Members()
-	prefix := fmt.Sprintf("es%d-", n)
-	kind := "separate"
-	if sharedMapper {
-		prefix = fmt.Sprintf("esm%d-", n)
-		kind = "separate, shared mapper"
-	}
+	prefix := fmt.Sprintf("es%d-%s-", n, map[string]string{armSeparate: "s", armOwnMapper: "o", armPlain: "p"}[arm])
 	ns := prefix + "objects"
-	for _, m := range members {
+	cfgs := make([]*rest.Config, len(members))
+	for i, m := range members {
 		cfg, err := fleet.Config(m)
 		if err != nil {
 			return err
 		}
+		cfgs[i] = cfg
 		c, err := writer(cfg)
 		if err != nil {
 			return err
@@ -105,50 +115,17 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 			return err
 		}
 	}
-	provider := clusters.New()
-	mgr, err := newManager(fleet.Host(), provider)
+	nameOf := func(i int) string { return fmt.Sprintf("%s%04d", prefix, i) }
+	seen := newFirsts()
+	start := engageLibrary
+	if arm == armPlain {
+		start = engagePlainManagers
+	}
+	t0, stop, err := start(ctx, fleet, arm, n, cfgs, ns, prefix, nameOf, seen)
 	if err != nil {
 		return err
 	}
-	seen := newFirsts()
-	if err := firstReconciles(mgr, "engage-"+strings.TrimSuffix(prefix, "-"), prefix, seen); err != nil {
-		return err
-	}
-	stop := run(ctx, mgr)
-	mappers := map[string]meta.RESTMapper{}
-	built := make([]cluster.Cluster, n)
-	for i := range n {
-		member := members[i%len(members)]
-		cfg, err := fleet.Config(member)
-		if err != nil {
-			_ = stop()
-			return err
-		}
-		var opts []cluster.Option
-		if sharedMapper {
-			if mappers[member] == nil {
-				if mappers[member], err = newMapper(cfg); err != nil {
-					_ = stop()
-					return err
-				}
-			}
-			mapper := mappers[member]
-			opts = append(opts, func(o *cluster.Options) {
-				o.MapperProvider = func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return mapper, nil }
-			})
-		}
-		if built[i], err = separateCluster(cfg, ns, opts...); err != nil {
-			_ = stop()
-			return err
-		}
-	}
-	t0 := time.Now()
-	err = parallel(min(n, 100), n, func(i int) error {
-		return provider.Add(ctx, multicluster.ClusterName(fmt.Sprintf("%s%04d", prefix, i)), built[i])
-	})
-	if err == nil {
-		err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d separate clusters reconciled", n), func() bool { return seen.count() == n })
-	}
+	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d clusters reconciled (%s)", n, arm), func() bool { return seen.count() == n })
 	lat := seen.since(t0)
 	if stopErr := stop(); err == nil {
 		err = stopErr
@@ -156,17 +133,62 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 	if err != nil {
 		return err
 	}
-	report(r, "engage", fmt.Sprintf("%s N=%d", kind, n), lat, f)
+	report(r, "engage", fmt.Sprintf("%s N=%d", arm, n), lat, f)
 	return nil
 }
 
-// newMapper returns a RESTMapper of the API server of cfg, as controller-runtime makes for every cluster.
-func newMapper(cfg *rest.Config) (meta.RESTMapper, error) {
-	httpClient, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, err
+// engagePlainManagers builds n plain controller-runtime Managers, the i-th for the namespace ns of member cfgs[i
+// mod len], each marking its first reconcile under nameOf(i), and starts them all at once; it returns when it
+// started them, and the function that stops them.
+func engagePlainManagers(ctx context.Context, _ *mcenvtest.Fleet, _ string, n int, cfgs []*rest.Config, ns, _ string,
+	nameOf func(int) string, seen *firsts) (time.Time, func() error, error) {
+	mgrs := make([]manager.Manager, n)
+	for i := range mgrs {
+		name := nameOf(i)
+		first := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			seen.mark(name)
+			return reconcile.Result{}, nil
+		})
+		var err error
+		if mgrs[i], err = plainManager(cfgs[i%len(cfgs)], ns, name, first); err != nil {
+			return time.Time{}, nil, err
+		}
 	}
-	return apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	t0 := time.Now()
+	return t0, runAll(ctx, mgrs), nil
+}
+
+// engageLibrary runs a multi-cluster manager with the clusters provider, builds n separate clusters the arm's way
+// (the i-th for the namespace ns of member cfgs[i mod len]) and adds them all to the provider from 100 goroutines;
+// it returns when it began adding them, and the function that stops the manager.
+func engageLibrary(ctx context.Context, fleet *mcenvtest.Fleet, arm string, n int, cfgs []*rest.Config, ns, prefix string,
+	nameOf func(int) string, seen *firsts) (time.Time, func() error, error) {
+	var opts []cluster.Option
+	if arm == armOwnMapper {
+		opts = append(opts, ownRESTMapper)
+	}
+	provider := clusters.New()
+	mgr, err := newManager(fleet.Host(), provider)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	if err := firstReconciles(mgr, "engage-"+strings.TrimSuffix(prefix, "-"), prefix, seen); err != nil {
+		return time.Time{}, nil, err
+	}
+	stop := run(ctx, mgr)
+	built := make([]cluster.Cluster, n)
+	for i := range n {
+		if built[i], err = separateCluster(cfgs[i%len(cfgs)], ns, opts...); err != nil {
+			return time.Time{}, nil, errors.Join(err, stop())
+		}
+	}
+	t0 := time.Now()
+	if err := parallel(min(n, 100), n, func(i int) error {
+		return provider.Add(ctx, multicluster.ClusterName(nameOf(i)), built[i])
+	}); err != nil {
+		return time.Time{}, nil, errors.Join(err, stop())
+	}
+	return t0, stop, nil
 }
 
 // report adds p50, p99 and the time until all of lat, with the ratio of each to the floor.

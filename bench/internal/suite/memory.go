@@ -10,6 +10,8 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,6 +63,33 @@ func rss() uint64 {
 	return 0
 }
 
+// measure waits for the process to settle and returns its memory (as snapshot does) and its goroutines then.
+func measure(ctx context.Context) (memSnapshot, int) {
+	m := snapshot(ctx)
+	_, g := heapAndGoroutines()
+	return m, g
+}
+
+// writeProfiles writes the heap profile (heap-<name>.pprof) and the goroutines, grouped by stack
+// (goroutines-<name>.txt), to dir: what a cluster's memory and goroutines are.
+func writeProfiles(dir, name string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := writeHeapProfile(dir, "heap-"+name+".pprof"); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "goroutines-"+name+".txt"))
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("goroutine").WriteTo(f, 1); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // writeHeapProfile writes the heap profile to dir/name, for `go tool pprof` to tell what a cluster's memory is.
 func writeHeapProfile(dir, name string) error {
 	if dir == "" {
@@ -107,4 +136,69 @@ func heapAndGoroutines() (uint64, int) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc, runtime.NumGoroutine()
+}
+
+// descriptorMetric is the process figure that goroutineDescriptors measures.
+const descriptorMetric = "goroutine descriptor (heap per goroutine)"
+
+// withDescriptors returns heap plus the descriptors of goroutines goroutines, as the run measured them.
+func withDescriptors(r *Report, heap, goroutines float64) float64 {
+	d, _ := r.Get("process", "runtime", descriptorMetric)
+	return heap + goroutines*d
+}
+
+// peakGoroutines samples the number of goroutines every millisecond until the returned function is called, which
+// returns the highest number seen.
+func peakGoroutines() (stop func() int) {
+	var peak atomic.Int64
+	peak.Store(int64(runtime.NumGoroutine()))
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if g := int64(runtime.NumGoroutine()); g > peak.Load() {
+					peak.Store(g)
+				}
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		<-stopped
+		return int(peak.Load())
+	}
+}
+
+// goroutineDescriptors starts n goroutines that block until they are released, releases them and returns the heap
+// each took while it ran: the runtime's descriptor of a goroutine (its stack is not heap). The runtime keeps the
+// descriptors of goroutines that have ended, to reuse them, and never frees them; so once this has run, no later
+// scenario that runs at most n goroutines at once allocates descriptors, and the heap figures of every scenario
+// leave them out alike, whatever ran before (the goroutine counts are reported apart, and a figure "incl. goroutine
+// descriptors" adds them back).
+func goroutineDescriptors(ctx context.Context, n int) float64 {
+	before, g0 := heapAndGoroutines()
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	var ended sync.WaitGroup
+	for range n {
+		started.Add(1)
+		ended.Add(1)
+		go func() {
+			defer ended.Done()
+			started.Done()
+			<-release
+		}()
+	}
+	started.Wait()
+	during, _ := heapAndGoroutines()
+	close(release)
+	ended.Wait()
+	_ = waitUntil(ctx, time.Minute, "the descriptor goroutines gone", func() bool { return runtime.NumGoroutine() <= g0 })
+	return (float64(during) - float64(before)) / float64(n)
 }

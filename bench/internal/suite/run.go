@@ -23,9 +23,11 @@ type Options struct {
 	Out string
 	// Charts is the directory for the SVG charts; Out if empty.
 	Charts string
-	// Only, if not empty, runs only the named scenarios (floor always runs): engage, steady (with memory), noisy,
-	// churn.
+	// Only, if not empty, runs only the named scenarios (floor always runs): engage, steady, memory, namespaces,
+	// noisy, churn.
 	Only []string
+	// MemorySizes, if not empty, replaces the numbers of separate clusters the memory scenario measures.
+	MemorySizes []int
 }
 
 // runs tells whether the scenario is part of the run.
@@ -40,24 +42,43 @@ type plan struct {
 	engageSeparate []int
 	steadyVirtual  FleetSize
 	steadySeparate FleetSize
+	// memorySizes are the numbers of separate clusters the memory scenario engages, each with memoryObjects
+	// ConfigMaps.
+	memorySizes   []int
+	memoryObjects int
+	// namespaces is the number of namespaces the namespaces scenario compares with the floor, in rounds of updates.
+	namespaces, namespaceRounds int
+	// goroutines is how many goroutines run at once before the scenarios, more than any scenario runs at once (see
+	// goroutineDescriptors).
+	goroutines int
 }
 
 func planFor(o Options) plan {
 	if o.Quick {
 		return plan{
-			members:        2,
-			engageVirtual:  []int{10},
-			engageSeparate: []int{10},
-			steadyVirtual:  FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
-			steadySeparate: FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
+			members:         2,
+			engageVirtual:   []int{10},
+			engageSeparate:  []int{10},
+			steadyVirtual:   FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
+			steadySeparate:  FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
+			memorySizes:     []int{5},
+			memoryObjects:   20,
+			namespaces:      20,
+			namespaceRounds: 1,
+			goroutines:      2000,
 		}
 	}
 	return plan{
-		members:        3,
-		engageVirtual:  []int{10, 100, 1000},
-		engageSeparate: []int{10, 100, 1000},
-		steadyVirtual:  FleetSize{Clusters: 200, Objects: 100, Ticks: 500},
-		steadySeparate: FleetSize{Clusters: 100, Objects: 100, Ticks: 500},
+		members:         3,
+		engageVirtual:   []int{10, 100, 1000},
+		engageSeparate:  []int{10, 100, 1000},
+		steadyVirtual:   FleetSize{Clusters: 200, Objects: 100, Ticks: 500},
+		steadySeparate:  FleetSize{Clusters: 100, Objects: 100, Ticks: 500},
+		memorySizes:     []int{100, 1000},
+		memoryObjects:   100,
+		namespaces:      1000,
+		namespaceRounds: 5,
+		goroutines:      40000,
 	}
 }
 
@@ -65,6 +86,9 @@ func planFor(o Options) plan {
 // o.Charts, and returns the report.
 func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 	p := planFor(o)
+	if len(o.MemorySizes) > 0 {
+		p.memorySizes = o.MemorySizes
+	}
 	r := &Report{Date: time.Now().UTC(), Mode: "full", CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB()}
 	if o.Quick {
 		r.Mode = "quick"
@@ -89,50 +113,16 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 	}
 	defer func() { _ = fleet.Stop() }()
 
+	step("goroutine descriptors: %d goroutines at once", p.goroutines)
+	r.Add("process", "runtime", descriptorMetric, goroutineDescriptors(ctx, p.goroutines), "B")
+
 	step("floor")
 	floor, err := Floor(ctx, fleet, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
 	}
-	if !o.runs("engage") {
-		p.engageVirtual, p.engageSeparate = nil, nil
-	}
-	for _, n := range p.engageVirtual {
-		step("engage latency, %d virtual clusters", n)
-		if err := EngageVirtual(ctx, fleet, r, n, floor); err != nil {
-			return nil, fmt.Errorf("engage virtual %d: %w", n, err)
-		}
-	}
-	for _, shared := range []bool{false, true} {
-		for _, n := range p.engageSeparate {
-			step("engage latency, %d separate clusters (shared RESTMapper: %t)", n, shared)
-			if err := EngageSeparate(ctx, fleet, r, n, floor, shared); err != nil {
-				return nil, fmt.Errorf("engage separate %d (shared RESTMapper: %t): %w", n, shared, err)
-			}
-		}
-	}
-	if o.runs("steady") {
-		step("steady latency and memory, %d separate clusters × %d objects", p.steadySeparate.Clusters, p.steadySeparate.Objects)
-		base, err := SteadySeparate(ctx, fleet, r, p.steadySeparate, floor, o)
-		if err != nil {
-			return nil, fmt.Errorf("steady separate: %w", err)
-		}
-		step("steady latency and memory, %d virtual clusters × %d objects", p.steadyVirtual.Clusters, p.steadyVirtual.Objects)
-		if err := SteadyVirtual(ctx, fleet, r, p.steadyVirtual, floor, base, o); err != nil {
-			return nil, fmt.Errorf("steady virtual: %w", err)
-		}
-	}
-	if o.runs("noisy") {
-		step("noisy neighbour")
-		if err := NoisyNeighbour(ctx, fleet, r, o); err != nil {
-			return nil, err
-		}
-	}
-	if o.runs("churn") {
-		step("churn")
-		if err := Churn(ctx, fleet, r, o); err != nil {
-			return nil, fmt.Errorf("churn: %w", err)
-		}
+	if err := scenarios(ctx, fleet, r, p, floor, o, step); err != nil {
+		return nil, err
 	}
 	r.Load = load()
 	r.Seconds = time.Since(began).Seconds()
@@ -159,4 +149,61 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// scenarios runs every scenario of the plan that o selects, after the floor, and adds their results to r.
+func scenarios(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, p plan, floor Floors, o Options, step func(string, ...any)) error {
+	// Namespaces run first, on a process that has run nothing else yet.
+	if o.runs("namespaces") {
+		step("namespaces as virtual clusters vs the floor: %d namespaces", p.namespaces)
+		if err := Namespaces(ctx, fleet, r, p.namespaces, p.namespaceRounds, o); err != nil {
+			return fmt.Errorf("namespaces: %w", err)
+		}
+	}
+	if !o.runs("engage") {
+		p.engageVirtual, p.engageSeparate = nil, nil
+	}
+	for _, n := range p.engageVirtual {
+		step("engage latency, %d virtual clusters", n)
+		if err := EngageVirtual(ctx, fleet, r, n, floor); err != nil {
+			return fmt.Errorf("engage virtual %d: %w", n, err)
+		}
+	}
+	for _, n := range p.engageSeparate {
+		for _, arm := range engageArms {
+			step("engage latency, %d clusters: %s", n, arm)
+			if err := EngageSeparate(ctx, fleet, r, n, floor, arm); err != nil {
+				return fmt.Errorf("engage %d clusters (%s): %w", n, arm, err)
+			}
+		}
+	}
+	if o.runs("steady") {
+		step("steady latency, %d separate clusters × %d objects", p.steadySeparate.Clusters, p.steadySeparate.Objects)
+		if err := SteadySeparate(ctx, fleet, r, p.steadySeparate, floor); err != nil {
+			return fmt.Errorf("steady separate: %w", err)
+		}
+		step("steady latency, %d virtual clusters × %d objects", p.steadyVirtual.Clusters, p.steadyVirtual.Objects)
+		if err := SteadyVirtual(ctx, fleet, r, p.steadyVirtual, floor); err != nil {
+			return fmt.Errorf("steady virtual: %w", err)
+		}
+	}
+	if o.runs("memory") {
+		step("memory per separate cluster: %v clusters × %d objects", p.memorySizes, p.memoryObjects)
+		if err := MemorySeparate(ctx, fleet, r, p.memorySizes, p.memoryObjects, o); err != nil {
+			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	if o.runs("noisy") {
+		step("noisy neighbour")
+		if err := NoisyNeighbour(ctx, fleet, r, o); err != nil {
+			return err
+		}
+	}
+	if o.runs("churn") {
+		step("churn")
+		if err := Churn(ctx, fleet, r, o); err != nil {
+			return fmt.Errorf("churn: %w", err)
+		}
+	}
+	return nil
 }

@@ -43,85 +43,69 @@ func steadyController(mgr mcmanager.Manager, name string, l *latencies) error {
 }
 
 // SteadySeparate engages size.Clusters separate clusters (a cluster.Cluster each, spread over the fleet's members,
-// each watching a namespace of its own with size.Objects ConfigMaps) and measures: reconciles per second while the
-// controller works through every object's first reconcile (saturation); heap and RSS per cluster; then write →
-// reconcile latency of single writes spread over the clusters. It returns what the manager costs with no cluster,
-// for SteadyVirtual to subtract.
-func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors, o Options) (memSnapshot, error) {
+// each seeing a namespace of its own with size.Objects ConfigMaps) and measures: reconciles per second while the
+// controller works through every object's first reconcile (saturation), then write → reconcile latency of single
+// writes spread over the clusters. (What the clusters cost is the memory scenario's.)
+func SteadySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors) error {
 	const prefix = "ss-"
 	members := fleet.Members()
 	writers := make([]client.Client, len(members))
 	for i, m := range members {
 		cfg, err := fleet.Config(m)
 		if err != nil {
-			return memSnapshot{}, err
+			return err
 		}
 		if writers[i], err = writer(cfg); err != nil {
-			return memSnapshot{}, err
+			return err
 		}
 	}
 	nsOf := func(i int) string { return fmt.Sprintf("%s%04d", prefix, i) }
 	if err := parallel(4, size.Clusters, func(i int) error {
 		return seed(ctx, writers[i%len(members)], nsOf(i), prefix, size.Objects)
 	}); err != nil {
-		return memSnapshot{}, err
+		return err
 	}
 
-	before := snapshot(ctx)
 	provider := clusters.New()
 	mgr, err := newManager(fleet.Host(), provider)
 	if err != nil {
-		return memSnapshot{}, err
+		return err
 	}
 	l := newLatencies()
 	if err := steadyController(mgr, "steady-separate", l); err != nil {
-		return memSnapshot{}, err
+		return err
 	}
 	stop := run(ctx, mgr)
 	defer func() { _ = stop() }()
 	<-mgr.Elected()
-	empty := snapshot(ctx)
-	base := empty.sub(before)
 
 	built := make([]cluster.Cluster, size.Clusters)
 	for i := range built {
 		cfg, err := fleet.Config(members[i%len(members)])
 		if err != nil {
-			return memSnapshot{}, err
+			return err
 		}
 		if built[i], err = separateCluster(cfg, nsOf(i)); err != nil {
-			return memSnapshot{}, err
+			return err
 		}
 	}
 	if err := parallel(min(size.Clusters, 100), size.Clusters, func(i int) error {
 		return provider.Add(ctx, multicluster.ClusterName(nsOf(i)), built[i])
 	}); err != nil {
-		return memSnapshot{}, err
+		return err
 	}
 	c := fmt.Sprintf("separate N=%d", size.Clusters)
 	if err := saturation(ctx, r, c, l, size); err != nil {
-		return memSnapshot{}, err
+		return err
 	}
-	per := snapshot(ctx).sub(empty).div(size.Clusters)
-	r.Add("memory", c, "manager with no cluster (heap)", base.Heap/kib, "KiB")
-	r.Add("memory", c, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
-	r.Add("memory", c, "RSS per cluster (incl. its objects)", per.RSS/kib, "KiB")
-	if !o.Quick {
-		if err := writeHeapProfile(o.Out, "heap-separate.pprof"); err != nil {
-			return memSnapshot{}, err
-		}
-	}
-
-	err = steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, multicluster.ClusterName, string) {
+	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, multicluster.ClusterName, string) {
 		return writers[i%len(members)], multicluster.ClusterName(nsOf(i)), nsOf(i)
 	})
-	return base, err
 }
 
-// SteadyVirtual is SteadySeparate for virtual clusters (namespace provider, one shared cluster on the host). It
-// reports memory per virtual cluster beyond its objects: the shared cache holding every object is measured before
-// the manager starts, and managerBase (the manager with no cluster) is subtracted.
-func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors, managerBase memSnapshot, o Options) error {
+// SteadyVirtual is SteadySeparate for virtual clusters (namespace provider, one shared cluster on the host). (What
+// virtual clusters cost is the namespaces scenario's.)
+func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size FleetSize, f Floors) error {
 	const prefix = "sv-"
 	w, err := writer(fleet.Host())
 	if err != nil {
@@ -132,33 +116,15 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 		return err
 	}
 
-	before := snapshot(ctx)
 	shared, err := virtualClusters(fleet.Host(), prefix)
 	if err != nil {
 		return err
 	}
-	sharedCtx, cancel := context.WithCancel(ctx)
-	sharedDone := make(chan struct{})
-	go func() {
-		defer close(sharedDone)
-		_ = shared.Start(sharedCtx)
-	}()
-	defer func() {
-		cancel()
-		<-sharedDone
-	}()
-	for _, obj := range []client.Object{&corev1.Namespace{}, &corev1.ConfigMap{}} {
-		if _, err := shared.GetCache().GetInformer(ctx, obj); err != nil {
-			return err
-		}
-	}
-	if !shared.GetCache().WaitForCacheSync(ctx) {
-		return fmt.Errorf("the shared cache did not sync")
-	}
-	loaded := snapshot(ctx)
-
 	mgr, err := newManager(fleet.Host(), namespace.New(shared))
 	if err != nil {
+		return err
+	}
+	if err := mgr.GetLocalManager().Add(shared); err != nil {
 		return err
 	}
 	l := newLatencies()
@@ -171,17 +137,6 @@ func SteadyVirtual(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size 
 	if err := saturation(ctx, r, c, l, size); err != nil {
 		return err
 	}
-	objects := loaded.sub(before).div(size.Clusters)
-	per := snapshot(ctx).sub(loaded).sub(managerBase).div(size.Clusters)
-	r.Add("memory", c, "objects per cluster, shared cache (heap)", objects.Heap/kib, "KiB")
-	r.Add("memory", c, "heap per cluster beyond its objects", per.Heap/kib, "KiB")
-	r.Add("memory", c, "RSS per cluster beyond its objects", per.RSS/kib, "KiB")
-	if !o.Quick {
-		if err := writeHeapProfile(o.Out, "heap-virtual.pprof"); err != nil {
-			return err
-		}
-	}
-
 	return steadyLatency(ctx, r, c, l, size, f, func(i int) (client.Client, multicluster.ClusterName, string) {
 		return w, multicluster.ClusterName(nsOf(i)), nsOf(i)
 	})

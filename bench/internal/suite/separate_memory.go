@@ -1,0 +1,203 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+	"sigs.k8s.io/multicluster-runtime/providers/clusters"
+)
+
+// counter counts reconciles.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) reconciler() reconcile.Func {
+	return func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		c.n.Add(1)
+		return reconcile.Result{}, nil
+	}
+}
+
+func (c *counter) mcReconciler() mcreconcile.Func {
+	return func(context.Context, mcreconcile.Request) (reconcile.Result, error) {
+		c.n.Add(1)
+		return reconcile.Result{}, nil
+	}
+}
+
+// memoryFleet is where the clusters of the memory scenario are: the i-th cluster watches namespace ns(i) of
+// member(i), which holds objects ConfigMaps.
+type memoryFleet struct {
+	hostCfg *rest.Config
+	cfgs    []*rest.Config
+	objects int
+}
+
+func (f *memoryFleet) ns(i int) string           { return fmt.Sprintf("mem-%04d", i) }
+func (f *memoryFleet) member(i int) *rest.Config { return f.cfgs[i%len(f.cfgs)] }
+
+// memoryArm is one way of engaging n clusters with a controller of ConfigMaps that counts its reconciles.
+type memoryArm struct {
+	name string
+	// options is set for the arms that show a memory option, which run at the smallest size only.
+	options bool
+	engage  func(ctx context.Context, f *memoryFleet, n int, c *counter) (stop func() error, err error)
+}
+
+// engageSeparate returns the engage function of an arm of separate clusters, built with opts, engaged through the
+// clusters provider with a multi-cluster controller of steadyWorkers workers.
+func engageSeparate(opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
+	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
+		provider := clusters.New()
+		mgr, err := newManager(f.hostCfg, provider)
+		if err != nil {
+			return nil, err
+		}
+		if err := mcbuilder.ControllerManagedBy(mgr).
+			Named(fmt.Sprintf("memory-%d", time.Now().UnixNano())).
+			For(&corev1.ConfigMap{}).
+			WithOptions(mccontroller.Options{MaxConcurrentReconciles: steadyWorkers}).
+			Complete(c.mcReconciler()); err != nil {
+			return nil, err
+		}
+		stop := run(ctx, mgr)
+		<-mgr.Elected()
+		built := make([]cluster.Cluster, n)
+		for i := range built {
+			if built[i], err = separateCluster(f.member(i), f.ns(i), opts...); err != nil {
+				return nil, errors.Join(err, stop())
+			}
+		}
+		if err := parallel(min(n, 100), n, func(i int) error {
+			return provider.Add(ctx, multicluster.ClusterName(f.ns(i)), built[i])
+		}); err != nil {
+			return nil, errors.Join(err, stop())
+		}
+		return stop, nil
+	}
+}
+
+// engagePlain engages n plain controller-runtime managers, one per cluster, started together.
+func engagePlain(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
+	prefix := fmt.Sprintf("plain-%d", time.Now().UnixNano())
+	mgrs := make([]manager.Manager, n)
+	for i := range mgrs {
+		var err error
+		if mgrs[i], err = plainManager(f.member(i), f.ns(i), fmt.Sprintf("%s-%d", prefix, i), c.reconciler()); err != nil {
+			return nil, err
+		}
+	}
+	return runAll(ctx, mgrs), nil
+}
+
+// stripManagedFields drops managedFields from every object a cluster's cache holds.
+func stripManagedFields(o *cluster.Options) {
+	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
+}
+
+var memoryArms = []memoryArm{
+	{name: "separate", engage: engageSeparate()},
+	{name: "separate, own RESTMapper", engage: engageSeparate(ownRESTMapper)},
+	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
+	{name: "plain Managers", engage: engagePlain},
+}
+
+// MemorySeparate measures what a separately connected cluster costs: for each size n and arm, n clusters each
+// watching a namespace of objects ConfigMaps (spread over the members) are engaged, and once every object has been
+// reconciled and the process has settled, the growth of the heap, RSS and goroutines is divided by n. The arms are
+// the library's separate clusters (discovery shared), the same with a RESTMapper each (controller-runtime's
+// default), with managedFields stripped from the caches, and one plain controller-runtime Manager per cluster.
+func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects int, o Options) error {
+	f := &memoryFleet{hostCfg: fleet.Host(), objects: objects}
+	var writers []client.Client
+	for _, m := range fleet.Members() {
+		cfg, err := fleet.Config(m)
+		if err != nil {
+			return err
+		}
+		w, err := writer(cfg)
+		if err != nil {
+			return err
+		}
+		f.cfgs = append(f.cfgs, cfg)
+		writers = append(writers, w)
+	}
+	largest := 0
+	for _, n := range sizes {
+		largest = max(largest, n)
+	}
+	if err := parallel(4, largest, func(i int) error {
+		return seed(ctx, writers[i%len(writers)], f.ns(i), "mem-", objects)
+	}); err != nil {
+		return err
+	}
+
+	for si, n := range sizes {
+		for _, arm := range memoryArms {
+			if arm.options && si > 0 {
+				continue
+			}
+			if err := measureArm(ctx, r, f, n, arm, o); err != nil {
+				return fmt.Errorf("%s, N=%d: %w", arm.name, n, err)
+			}
+		}
+	}
+	return nil
+}
+
+// measureArm engages n clusters the arm's way and reports heap, RSS and goroutines per cluster.
+func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memoryArm, o Options) error {
+	before, goBefore := measure(ctx)
+	c := &counter{}
+	stop, err := arm.engage(ctx, f, n, c)
+	if err != nil {
+		return err
+	}
+	want := int64(n * f.objects)
+	began := time.Now()
+	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
+	reconciled := time.Since(began)
+	if err != nil {
+		return errors.Join(err, stop())
+	}
+	after, goAfter := measure(ctx)
+	per := after.sub(before).div(n)
+	goroutines := float64(goAfter-goBefore) / float64(n)
+	cs := fmt.Sprintf("%s N=%d", arm.name, n)
+	r.Add("memory", cs, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
+	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", withDescriptors(r, per.Heap, goroutines)/kib, "KiB")
+	r.Add("memory", cs, "RSS per cluster (incl. its objects)", per.RSS/kib, "KiB")
+	r.Add("memory", cs, "goroutines per cluster", goroutines, "")
+	r.Add("memory", cs, "engaged → every object reconciled", ms(reconciled), "ms")
+	if !o.Quick {
+		slug := strings.NewReplacer(",", "", " ", "-").Replace(strings.ToLower(cs))
+		if err := writeProfiles(o.Out, slug); err != nil {
+			return errors.Join(err, stop())
+		}
+	}
+	if err := stop(); err != nil {
+		return err
+	}
+	// Let what the arm started wind down before the next arm measures its baseline.
+	_ = waitUntil(ctx, time.Minute, "the arm's goroutines gone", func() bool {
+		_, g := heapAndGoroutines()
+		return g <= goBefore+5
+	})
+	return nil
+}
