@@ -54,6 +54,11 @@ type replicaFence struct {
 	blocked       map[multicluster.ClusterName]bool // claims already counted as blocked
 	lastCollect   time.Time
 	failures      int // consecutive failed writes
+
+	// viewsCache holds the other replicas' fences decoded, as of the tracker's generation viewsGen.
+	viewsCache []replicaView
+	viewsGen   uint64
+	viewsOK    bool
 }
 
 var _ fence = &replicaFence{}
@@ -91,7 +96,6 @@ func (f *replicaFence) validUntil(name multicluster.ClusterName) time.Time {
 // replicaView is another replica's fence as seen.
 type replicaView struct {
 	id      string
-	live    bool
 	since   time.Time
 	expires time.Time
 	held    map[string]bool
@@ -99,8 +103,22 @@ type replicaView struct {
 	lease   *coordinationv1.Lease
 }
 
+// live reports whether the fence has been seen changing within its lease duration.
+func (v replicaView) live(now time.Time) bool { return now.Before(v.expires) }
+
+// seenViews returns the other replicas' fences as the tracker last saw them, decoded once per change.
+func (f *replicaFence) seenViews() []replicaView {
+	obs, gen := f.tracker.AllWithGeneration()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.viewsOK || gen != f.viewsGen {
+		f.viewsCache, f.viewsGen, f.viewsOK = f.views(obs), gen, true
+	}
+	return f.viewsCache
+}
+
 // views returns the other replicas' fences among obs.
-func (f *replicaFence) views(obs map[string]leases.Observed, now time.Time) []replicaView {
+func (f *replicaFence) views(obs map[string]leases.Observed) []replicaView {
 	out := make([]replicaView, 0, len(obs))
 	for name, o := range obs {
 		id := o.Holder()
@@ -109,7 +127,6 @@ func (f *replicaFence) views(obs map[string]leases.Observed, now time.Time) []re
 		}
 		v := replicaView{
 			id:      id,
-			live:    !o.Expired(now, f.cfg.LeaseDuration),
 			since:   o.Since,
 			expires: o.ExpiresAt(f.cfg.LeaseDuration),
 			held:    map[string]bool{},
@@ -134,8 +151,8 @@ func (f *replicaFence) prefers(name multicluster.ClusterName, other string) bool
 }
 
 func (f *replicaFence) mayClaim(name multicluster.ClusterName, now time.Time) bool {
-	for _, v := range f.views(f.tracker.All(), now) {
-		if v.live && v.claims[name.String()] && f.prefers(name, v.id) {
+	for _, v := range f.seenViews() {
+		if v.live(now) && v.claims[name.String()] && f.prefers(name, v.id) {
 			return false
 		}
 	}
@@ -144,8 +161,8 @@ func (f *replicaFence) mayClaim(name multicluster.ClusterName, now time.Time) bo
 
 func (f *replicaFence) liveness(now time.Time) (map[string]bool, bool) {
 	out := map[string]bool{}
-	for _, v := range f.views(f.tracker.All(), now) {
-		out[v.id] = out[v.id] || v.live
+	for _, v := range f.seenViews() {
+		out[v.id] = out[v.id] || v.live(now)
 	}
 	return out, true
 }
@@ -159,8 +176,8 @@ func (f *replicaFence) nextWake(now time.Time) time.Time {
 	pendingAt := f.pendingAt
 	f.mu.Unlock()
 	wake := earliest(renewAt, pendingAt)
-	for _, v := range f.views(f.tracker.All(), now) {
-		if v.live {
+	for _, v := range f.seenViews() {
+		if v.live(now) {
 			wake = earliest(wake, v.expires)
 		}
 	}
@@ -244,11 +261,11 @@ func (f *replicaFence) decide(ctx context.Context, pending []multicluster.Cluste
 	if !validAt(now, f.lastRenew.Add(f.cfg.renewDeadline())) {
 		return
 	}
-	views := f.views(obs, now)
+	views := f.views(obs)
 	for _, c := range pending {
 		blocked, yield := "", false
 		for _, v := range views {
-			if !v.live {
+			if !v.live(now) {
 				continue
 			}
 			if v.held[c.String()] || v.claims[c.String()] {
@@ -374,8 +391,8 @@ func (f *replicaFence) collect(ctx context.Context, now time.Time) {
 	if !due {
 		return
 	}
-	for _, v := range f.views(f.tracker.All(), now) {
-		if v.live || now.Before(v.since.Add(collectAfter*(v.expires.Sub(v.since)))) {
+	for _, v := range f.seenViews() {
+		if v.live(now) || now.Before(v.since.Add(collectAfter*(v.expires.Sub(v.since)))) {
 			continue
 		}
 		l := v.lease

@@ -66,6 +66,7 @@ type Tracker struct {
 	mu     sync.Mutex
 	leases map[string]Observed
 	synced bool
+	gen    uint64 // counts the changes of leases
 }
 
 // NewTracker returns a tracker of the Leases in ns with the labels. onChange, if not nil, is called (without locks
@@ -103,9 +104,16 @@ func (t *Tracker) Get(name string) (Observed, bool) {
 
 // All returns every Lease as last seen, by name.
 func (t *Tracker) All() map[string]Observed {
+	leases, _ := t.AllWithGeneration()
+	return leases
+}
+
+// AllWithGeneration returns every Lease as last seen, and a number that changes whenever they do, so that callers
+// can keep what they derive from them until the next change.
+func (t *Tracker) AllWithGeneration() (map[string]Observed, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return maps.Clone(t.leases)
+	return maps.Clone(t.leases), t.gen
 }
 
 // Observe records a Lease this process read or wrote itself.
@@ -120,6 +128,9 @@ func (t *Tracker) Forget(name string) {
 	t.mu.Lock()
 	_, ok := t.leases[name]
 	delete(t.leases, name)
+	if ok {
+		t.gen++
+	}
 	t.mu.Unlock()
 	if ok {
 		t.onChange()
@@ -134,6 +145,7 @@ func (t *Tracker) observe(l *coordinationv1.Lease) bool {
 		return false
 	}
 	t.leases[l.Name] = Observed{Lease: l.DeepCopy(), Since: t.now()}
+	t.gen++
 	return true
 }
 
@@ -155,6 +167,9 @@ func (t *Tracker) replace(items []coordinationv1.Lease) bool {
 	}
 	t.leases = next
 	t.synced = true
+	if changed {
+		t.gen++
+	}
 	return changed
 }
 
