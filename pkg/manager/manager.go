@@ -27,8 +27,9 @@ const LocalCluster = ""
 // and added later.
 type Manager interface {
 	// Add adds a cluster-aware runnable. It is started with the manager (or at once, if the manager runs) and is
-	// engaged with every cluster engaged now and later, for as long as each cluster stays engaged. Runnables that
-	// are not cluster-aware are added with GetLocalManager().Add.
+	// engaged with every cluster engaged now and later, for as long as each cluster stays engaged; with a
+	// coordinator other than the default (WithCoordinator), with the clusters the coordinator chooses. Runnables
+	// that are not cluster-aware are added with GetLocalManager().Add.
 	Add(Runnable) error
 
 	// Elected is closed when this manager is elected leader, or immediately if leader election is off.

@@ -28,7 +28,8 @@ const maxNamedUnsynced = 10
 // cannot sync (unreachable, no RBAC) keeps it failing, so use this check where the process should only count as
 // ready with its whole fleet, and rely on the multicluster_* metrics where a single bad member must not make the
 // process unready. Controllers that do not run (a replica that is not the leader) report no clusters, so standby
-// replicas are ready.
+// replicas are ready. Controllers report only the clusters they are engaged with, so with a sharded coordinator
+// (WithCoordinator) the check counts only the clusters this replica owns.
 func FleetReadyzCheck(mgr Manager) healthz.Checker {
 	return func(_ *http.Request) error {
 		m, ok := mgr.(*mcManager)
