@@ -141,9 +141,19 @@ func (p *Provider) readFile(log logr.Logger, path string) (*fileState, error) {
 		return last, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		// Most likely being written (truncated, not yet filled): keep what the file defined before.
-		log.V(1).Info("Kubeconfig is empty; keeping the clusters of its last good version, if any", "path", path)
-		return last, nil
+		// Perhaps caught being written (truncated, not yet filled), perhaps emptied by mistake: keep what the file
+		// defined before, and say so as an error naming the file and the clusters it keeps (once, until it changes).
+		err = fmt.Errorf("kubeconfig %s is empty", path)
+		var kept []string
+		if last != nil {
+			for c := range last.contexts {
+				kept = append(kept, p.settings.clusterName(path, c).String())
+			}
+			slices.Sort(kept)
+		}
+		p.reportOnce(log, "file:"+path, err, "Kubeconfig is empty; keeping the clusters of its last good version, if any",
+			"path", path, "keptClusters", kept)
+		return last, err
 	}
 
 	configs, contextErrs, err := parseKubeconfig(path, data)

@@ -43,8 +43,8 @@ without watching.
 A file that cannot be read or parsed, or a context that cannot be loaded, is reported once with its path (to the
 embedded Clusters' ErrorHandler if set, else logged) and keeps the clusters of its last good version: a file caught
 half written, or mistyped in an editor, does not tear down the clusters it defines, and the others are not
-affected. An empty file is taken as being written and keeps its clusters too. Removing the file (or its context)
-disengages them. Credentials never appear in logs or errors.
+affected. An empty file is reported the same way and keeps its clusters too (it may be caught being written).
+Removing the file (or its context) disengages them. Credentials never appear in logs or errors.
 
 Kubernetes Secret and ConfigMap volumes, updated by swapping a "..data" link, are followed as well. Changes to files
 a kubeconfig refers to (certificate files, token files) are not watched; the cluster sees them as client-go does.

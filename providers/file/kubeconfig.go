@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -55,17 +56,43 @@ var credentialKeys = []string{
 	"client-secret", "access-token",
 }
 
-// credentialValue matches a credential field and its value in YAML or JSON text, whether or not the document
-// around it is well formed.
-var credentialValue = regexp.MustCompile(`(?m)["']?(` + strings.Join(credentialKeys, "|") + `)["']?\s*:\s*["']?([^"'\s,}\]]+)`)
+// credentialValueAt matches, at the start of its input, a credential field's name, the colon and the value after it,
+// in YAML or JSON text, whether or not the document around it is well formed.
+var credentialValueAt = regexp.MustCompile(`\A(?:` + strings.Join(credentialKeys, "|") + `)["']?\s*:\s*["']?([^"'\s,}\]]+)`)
+
+// credentialValues returns the values of the credential fields found in data. It looks only where a field's name
+// occurs, and skips what a value already covered, so that its cost stays linear in the size of data: a large file
+// of garbage (several MB) costs milliseconds, not the seconds a regular expression run over all of it would.
+func credentialValues(data []byte) []string {
+	var values []string
+	for _, key := range credentialKeys {
+		k := []byte(key)
+		for off := 0; off < len(data); {
+			i := bytes.Index(data[off:], k)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			// Anchored at the name: the expression looks no further than the value.
+			m := credentialValueAt.FindSubmatchIndex(data[start:])
+			if m == nil {
+				off = start + len(k)
+				continue
+			}
+			values = append(values, string(data[start+m[2]:start+m[3]]))
+			off = start + m[1]
+		}
+	}
+	return values
+}
 
 // redact returns err with every credential value found in data removed from its message. Parse errors of some
 // decoders quote the document around the failure; whatever they quote, no credential of the file is shown.
 func redact(err error, data []byte) error {
 	msg := err.Error()
 	var secrets []string
-	for _, m := range credentialValue.FindAllSubmatch(data, -1) {
-		if v := string(m[2]); len(v) >= 4 {
+	for _, v := range credentialValues(data) {
+		if len(v) >= 4 {
 			secrets = append(secrets, v)
 		}
 	}
