@@ -18,7 +18,12 @@ import (
 
 // RunWithFleet is the body of a test package's TestMain: it starts a fleet with a host and the given number of
 // members, runs the tests, stops the fleet and exits. The fleet is stored in *fleet for the tests to use.
+//
+// Under go test -fuzz it starts nothing and runs the fuzz targets only (see Fuzzing).
 func RunWithFleet(m *testing.M, fleet **mcenvtest.Fleet, opts mcenvtest.Options) {
+	if Fuzzing() {
+		os.Exit(m.Run())
+	}
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
 	f := mcenvtest.NewFleet(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -1,0 +1,98 @@
+package kubeconfig
+
+import (
+	"crypto/sha256"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+)
+
+// The fuzz target of the provider's parser of user input: the kubeconfig in a Secret. Its seed corpus is in
+// testdata/fuzz; run it for longer with
+//
+//	go test -run '^$' -fuzz '^FuzzDesiredFrom$' -fuzztime 5m .
+
+// fuzzCredential matches a credential field of a kubeconfig and its value, in YAML or JSON.
+var fuzzCredential = regexp.MustCompile(`(token|password|client-key-data|client-certificate-data|id-token|refresh-token|client-secret|access-token)["']?\s*:\s*["']?([^"'\s,}\]]+)`)
+
+// Whatever a Secret holds under the key (and beside it), reading it never panics; it yields either a cluster
+// (whose hash is the kubeconfig's) or an error that names the Secret and the key, has one of the documented
+// reasons, and shows none of the Secret's credentials.
+func FuzzDesiredFrom(f *testing.F) {
+	p := New(Options{Namespace: "fleet"})
+	f.Fuzz(func(t *testing.T, kubeconfig []byte, other []byte) {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"},
+			Data:       map[string][]byte{DefaultKubeconfigSecretKey: kubeconfig, "other": other},
+		}
+		d, err := p.desiredFrom(secret)
+		if err == nil {
+			if d == nil || d.config == nil || d.hash != sha256.Sum256(kubeconfig) {
+				t.Fatalf("no error and desired %+v", d)
+			}
+			if d.secret.Name != "east" || d.secret.Data != nil {
+				t.Fatalf("the desired cluster keeps more of the Secret than a reference: %+v", d.secret)
+			}
+			return
+		}
+		var serr *secretError
+		if !errors.As(err, &serr) {
+			t.Fatalf("error %v is not a secretError", err)
+		}
+		if serr.reason != ReasonKubeconfigMissing && serr.reason != ReasonInvalidKubeconfig {
+			t.Fatalf("reason %q", serr.reason)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "fleet/east") || !strings.Contains(msg, `"`+DefaultKubeconfigSecretKey+`"`) {
+			t.Fatalf("error %q does not name the Secret and the key", msg)
+		}
+		for _, data := range [][]byte{kubeconfig, other} {
+			for _, m := range fuzzCredential.FindAllSubmatch(data, -1) {
+				if v := string(m[2]); redactable(v) && strings.Contains(msg, v) {
+					t.Fatalf("error %q shows the credential %q", msg, v)
+				}
+			}
+		}
+	})
+}
+
+// redactable reports whether redact promises to hide v: a run of credential characters long enough, and not a
+// plain lowercase name.
+func redactable(v string) bool {
+	if len(v) < redactMinLength || isPlainName(v) {
+		return false
+	}
+	for _, r := range v {
+		if !isCredentialRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// A RESTOptions function's error is reported like a malformed kubeconfig, redacted the same way.
+func TestRESTOptionsErrorRedacted(t *testing.T) {
+	const token = "Zm9vYmFyLXNlY3JldC10b2tlbi0wMTIz"
+	p := New(Options{Namespace: "fleet", RESTOptions: []func(*rest.Config) error{func(cfg *rest.Config) error {
+		return errors.New("rejected token " + cfg.BearerToken)
+	}}})
+	kubeconfig := []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+users: [{name: u, user: {token: ` + token + `}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`)
+	_, err := p.desiredFrom(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"},
+		Data:       map[string][]byte{DefaultKubeconfigSecretKey: kubeconfig},
+	})
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("got %v; want an error with the token redacted", err)
+	}
+}
