@@ -9,9 +9,9 @@ import (
 // Bounded-load rendezvous hashing gives each replica its weighted share of the clusters: here replica "c", of
 // weight 2, gets half of them.
 func ExampleBoundedHRW_Assign() {
-	var clusters []string
-	for i := range 1000 {
-		clusters = append(clusters, fmt.Sprintf("cluster-%d", i))
+	clusters := make([]string, 1000)
+	for i := range clusters {
+		clusters[i] = fmt.Sprintf("cluster-%d", i)
 	}
 	peers := []sharder.PeerInfo{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}, {ID: "c", Weight: 2}}
 
