@@ -3,6 +3,7 @@ package sharded_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -100,30 +101,37 @@ func TestCutOffReplicaStopsAtItsRenewDeadline(t *testing.T) {
 }
 
 // A crashed replica leaves the membership the clusters are assigned over within the lease duration, even if the
-// peer registry keeps listing it: the coordinator also requires a live fence.
+// peer registry keeps listing it: the coordinator also requires a live fence (or, with per-cluster fences, a live
+// heartbeat).
 func TestCrashedReplicaLeavesTheMembership(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(12)...)
-	peersAB := []sharder.PeerInfo{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}}
-	cut := e.cuttableClient()
-	a := e.start("a", nil, sharded.WithPeerRegistry(&registry{self: peersAB[0], peers: peersAB}))
-	b := e.start("b", cut.cli, sharded.WithPeerRegistry(&registry{self: peersAB[1], peers: peersAB}))
-	harness.Eventually(t, 30*time.Second, "the first split", func() bool { return e.settled(a, b) })
+	for _, perCluster := range []bool{false, true} {
+		t.Run(fmt.Sprintf("perClusterLease=%v", perCluster), func(t *testing.T) {
+			leaks := leakCheck(t)
+			e := newEnv(t)
+			e.addClusters(clusterNames(12)...)
+			peersAB := []sharder.PeerInfo{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}}
+			cut := e.cuttableClient()
+			mode := sharded.WithPerClusterLease(perCluster)
+			a := e.start("a", nil, mode, sharded.WithPeerRegistry(&registry{self: peersAB[0], peers: peersAB}))
+			b := e.start("b", cut.cli, mode, sharded.WithPeerRegistry(&registry{self: peersAB[1], peers: peersAB}))
+			harness.Eventually(t, 30*time.Second, "the first split", func() bool { return e.settled(a, b) })
 
-	// b crashes: it cannot write anything any more, its fence stays as it was, and the registry still lists it.
-	crashed := time.Now()
-	cut.cut.Store(true)
-	b.cancel()
-	harness.Eventually(t, 2*leaseDuration, "a to own every cluster", func() bool { return len(a.c.Owned()) == 12 })
-	took := time.Since(crashed)
-	t.Logf("a owned b's clusters %s after b crashed", took.Round(time.Millisecond))
-	if took > leaseDuration+probe+time.Second {
-		t.Errorf("failover took %s, more than the lease duration plus a probe", took)
+			// b crashes: it cannot write anything any more, its fences stay as they were, and the registry still
+			// lists it.
+			crashed := time.Now()
+			cut.cut.Store(true)
+			b.cancel()
+			harness.Eventually(t, 2*leaseDuration, "a to own every cluster", func() bool { return len(a.c.Owned()) == 12 })
+			took := time.Since(crashed)
+			t.Logf("a owned b's clusters %s after b crashed", took.Round(time.Millisecond))
+			if took > leaseDuration+probe+time.Second {
+				t.Errorf("failover took %s, more than the lease duration plus a probe", took)
+			}
+			a.stop()
+			b.stop()
+			leaks()
+		})
 	}
-	a.stop()
-	b.stop()
-	leaks()
 }
 
 // A replica listed by the registry that never wrote a fence (it never started, or its fence was deleted) counts

@@ -27,12 +27,17 @@ const fenceWorkers = 8
 // duration in this replica's view; the API server lets only one such write through. It renews every Lease it holds
 // every LeaseRenew, works on a cluster only while that Lease's last renewal is younger than the renew deadline, and
 // releases a cluster by clearing the holder once it has drained it.
+//
+// Each replica also keeps a heartbeat, a replica fence that lists no cluster, <FencePrefix>.replica-<ID>: the
+// membership counts a replica only while its heartbeat is live, whichever peer registry is used, as with replica
+// fences.
 type clusterFence struct {
 	cli     client.Client
 	cfg     Config
 	self    string
 	log     logr.Logger
 	tracker *leases.Tracker
+	beat    *replicaFence
 
 	mu          sync.Mutex
 	held        map[multicluster.ClusterName]*heldLease
@@ -56,6 +61,7 @@ func newClusterFence(cli client.Client, cfg Config, self string, log logr.Logger
 		self:    self,
 		log:     log,
 		tracker: leases.NewTracker(cli, cfg.FenceNS, labels, cfg.Probe, log, kick),
+		beat:    newReplicaFence(cli, cfg, self, leases.Name(cfg.FencePrefix+".replica", self), log.WithName("heartbeat"), kick),
 		held:    map[multicluster.ClusterName]*heldLease{},
 	}
 }
@@ -64,9 +70,15 @@ func (f *clusterFence) leaseName(name multicluster.ClusterName) string {
 	return leases.Name(f.cfg.FencePrefix, name.String())
 }
 
-func (f *clusterFence) run(ctx context.Context) error { return f.tracker.Run(ctx) }
+func (f *clusterFence) run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = f.beat.run(ctx) })
+	err := f.tracker.Run(ctx)
+	wg.Wait()
+	return err
+}
 
-func (f *clusterFence) synced() bool { return f.tracker.Synced() }
+func (f *clusterFence) synced() bool { return f.tracker.Synced() && f.beat.synced() }
 
 func (f *clusterFence) validUntil(name multicluster.ClusterName) time.Time {
 	f.mu.Lock()
@@ -86,11 +98,12 @@ func (f *clusterFence) mayClaim(name multicluster.ClusterName, now time.Time) bo
 	return holder == "" || holder == f.self || o.Expired(now, f.cfg.LeaseDuration)
 }
 
-func (f *clusterFence) liveness(time.Time) (map[string]bool, bool) { return nil, false }
+func (f *clusterFence) liveness(now time.Time) (map[string]bool, bool) { return f.beat.liveness(now) }
 
 func (f *clusterFence) nextWake(now time.Time) time.Time {
+	wake := f.beat.nextWake(now)
 	f.mu.Lock()
-	wake := f.pendingAt
+	wake = earliest(wake, f.pendingAt)
 	for _, h := range f.held {
 		wake = earliest(wake, h.lastRenew.Add(f.cfg.LeaseRenew))
 	}
@@ -104,6 +117,7 @@ func (f *clusterFence) nextWake(now time.Time) time.Time {
 }
 
 func (f *clusterFence) sync(ctx context.Context, r round) roundResult {
+	f.beat.sync(ctx, round{}) // renews the heartbeat when due
 	now := time.Now()
 	var res roundResult
 	var mu sync.Mutex // guards res
@@ -298,4 +312,4 @@ func (f *clusterFence) release(ctx context.Context, name multicluster.ClusterNam
 	return true
 }
 
-func (f *clusterFence) shutdown(context.Context) {}
+func (f *clusterFence) shutdown(ctx context.Context) { f.beat.shutdown(ctx) }

@@ -63,12 +63,13 @@ type replicaFence struct {
 
 var _ fence = &replicaFence{}
 
-func newReplicaFence(cli client.Client, cfg Config, self string, log logr.Logger, kick func()) *replicaFence {
+// newReplicaFence returns the fence of this replica, the Lease name (<FencePrefix>-<ID> for replica fences).
+func newReplicaFence(cli client.Client, cfg Config, self, name string, log logr.Logger, kick func()) *replicaFence {
 	f := &replicaFence{
 		cli:           cli,
 		cfg:           cfg,
 		self:          self,
-		name:          leases.Name(cfg.FencePrefix, self),
+		name:          name,
 		log:           log,
 		kick:          kick,
 		writtenHeld:   map[multicluster.ClusterName]bool{},

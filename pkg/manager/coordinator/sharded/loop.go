@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/internal/leases"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/sharder"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -29,7 +30,7 @@ func (c *Coordinator) run(ctx context.Context) error {
 	if c.cfg.PerClusterLease {
 		c.fence = newClusterFence(c.kube, c.cfg, c.self.ID, c.log.WithName("fence"), c.kick)
 	} else {
-		c.fence = newReplicaFence(c.kube, c.cfg, c.self.ID, c.log.WithName("fence"), c.kick)
+		c.fence = newReplicaFence(c.kube, c.cfg, c.self.ID, leases.Name(c.cfg.FencePrefix, c.self.ID), c.log.WithName("fence"), c.kick)
 	}
 	c.state.peerSeen = map[string]peerSeen{}
 	c.state.desired = map[multicluster.ClusterName]bool{}

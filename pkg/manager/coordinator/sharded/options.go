@@ -31,8 +31,10 @@ type Config struct {
 	// Controllers sharded independently on one host cluster need different prefixes.
 	FencePrefix string
 	// PerClusterLease fences every cluster with a Lease of its own, whose holderIdentity is the owner, instead of
-	// one fence Lease per replica listing the clusters it holds. It costs one Lease write per cluster per LeaseRenew
-	// (about 200 writes a second at 1,000 clusters with the default timings), against a couple per replica.
+	// one fence Lease per replica listing the clusters it holds; each replica then keeps a heartbeat Lease,
+	// <FencePrefix>.replica-<R>, for the membership. It costs one Lease write per cluster per LeaseRenew (about 200
+	// writes a second at 1,000 clusters with the default timings, which the client's rate limit must allow),
+	// against a couple per replica.
 	PerClusterLease bool
 
 	// LeaseDuration is how long a fence (and a replica's Lease) stays valid after it last changed, as the other
