@@ -23,7 +23,10 @@ import (
 // watch functions; append it after the user's options. It adds no request while the cluster is healthy.
 //
 // The informers also log with the key "cluster" (controller-runtime runs them all with one logger that does not
-// say which cluster a line is about).
+// say which cluster a line is about). And every request of the cluster (its HTTP client, cluster.Options.HTTPClient,
+// wrapped or built from cfg) goes through a watchdog that logs, naming the cluster, a request not answered after
+// Options.SlowRequestThreshold: an API server that stopped answering, or a credential plugin that hangs (client-go
+// runs plugins without a timeout), would otherwise go unreported.
 //
 // The gate logs through the cluster's logger (cluster.Options.Logger) if an earlier option set one, which then
 // names the cluster, and otherwise through controller-runtime's global logger with the key "cluster".
@@ -40,7 +43,18 @@ func ClusterOptionWith(name multicluster.ClusterName, cfg *rest.Config, opts Opt
 			log = logf.Log.WithValues("cluster", name)
 		}
 		opts := opts.withDefaults()
-		g := newGate(name, opts, readinessProbe(cfg, o.HTTPClient), log.WithName("recovery"))
+		log = log.WithName("recovery")
+		httpClient := o.HTTPClient
+		if httpClient == nil {
+			// What cluster.New would build; building it here lets the watchdog wrap it.
+			if c, err := rest.HTTPClientFor(cfg); err == nil {
+				httpClient = c
+			}
+		}
+		if httpClient != nil {
+			o.HTTPClient = withWatchdog(httpClient, opts.SlowRequestThreshold, log)
+		}
+		g := newGate(name, opts, readinessProbe(cfg, o.HTTPClient), log)
 		previous := o.Cache.NewInformer
 		o.Cache.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration,
 			indexers toolscache.Indexers) toolscache.SharedIndexInformer {

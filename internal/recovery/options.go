@@ -34,6 +34,9 @@ type Options struct {
 	// MaxStrikeInterval caps the wait between probes when probes are answered but list and watch calls fail
 	// right after. Default DefaultMaxStrikeInterval.
 	MaxStrikeInterval time.Duration
+	// SlowRequestThreshold is how long a request of the cluster may go unanswered before the cluster's log says
+	// so (at most once a minute). Default DefaultSlowRequestThreshold.
+	SlowRequestThreshold time.Duration
 }
 
 // withDefaults returns o with every default applied.
@@ -46,6 +49,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxProbeInterval <= 0 {
 		o.MaxProbeInterval = DefaultMaxProbeInterval
+	}
+	if o.SlowRequestThreshold <= 0 {
+		o.SlowRequestThreshold = DefaultSlowRequestThreshold
 	}
 	if o.MaxStrikeInterval < o.MaxProbeInterval {
 		o.MaxStrikeInterval = max(DefaultMaxStrikeInterval, o.MaxProbeInterval)
