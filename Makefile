@@ -77,6 +77,40 @@ demo-sharded: ## Run three replicas of a sharded controller on a local control p
 	cd examples/sharded-namespace && GOWORK=off go build -o "$(BIN)/demo-sharded" ./demo && \
 	KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo-sharded" $(DEMO_SHARDED_FLAGS)
 
+##@ Reliability
+
+# How long `make soak` inflicts faults, its seed (0: a new one, printed) and extra flags for its go test.
+SOAK_DURATION ?= 30m
+SOAK_SEED ?= 0
+SOAK_FLAGS ?=
+# Where `make soak` writes its figures (docs/reliability.md quotes them).
+SOAK_FIGURES ?= $(BIN)/soak-figures.txt
+
+.PHONY: soak
+soak: ## Randomized soak on real control planes: member kills, stalls, rotations, additions, removals (SOAK_DURATION=30m, SOAK_SEED=0).
+	@assets=$$(hack/envtest-assets.sh); mkdir -p "$(BIN)"; \
+	cd test/faults && KUBEBUILDER_ASSETS="$$assets" GOWORK=off go test -race -count=1 -v -timeout 0 -run '^TestSoak$$' ./soak \
+		-soak.duration=$(SOAK_DURATION) -soak.seed=$(SOAK_SEED) -soak.figures="$(SOAK_FIGURES)" $(SOAK_FLAGS)
+
+# Every fuzz target, as <module directory>:<package>:<target>. Each runs for FUZZ_TIME.
+FUZZ_TARGETS = \
+	providers/file:.:FuzzParseKubeconfig \
+	providers/file:.:FuzzRedact \
+	providers/file:.:FuzzOptions \
+	.:./providers/kubeconfig:FuzzDesiredFrom \
+	.:./providers/multi:FuzzClusterName \
+	providers/cluster-inventory-api:./access:FuzzNewFromFile \
+	providers/cluster-inventory-api:./access:FuzzBuildConfigFromCP
+FUZZ_TIME ?= 5m
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZ_TIME (default 5m each; CI runs them for 10s). Crashers land in testdata/fuzz.
+	@for t in $(FUZZ_TARGETS); do \
+		mod=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; target=$${rest#*:}; \
+		echo "=== fuzz $$target ($$mod $$pkg) for $(FUZZ_TIME)"; \
+		(cd "$$mod" && GOWORK=off go test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZ_TIME) "$$pkg") || exit 1; \
+	done
+
 ##@ Benchmarks
 
 # Where `make bench` writes results.json, results.txt (the table) and heap profiles, and where it writes the charts of docs/performance.md.
