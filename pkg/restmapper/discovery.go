@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,51 +36,155 @@ type source struct {
 	client *http.Client
 }
 
+// docPaths are the paths of the aggregated discovery documents: the legacy (core) group's and the named groups'.
+var docPaths = [2]string{"/api", "/apis"}
+
+// discoveryTimeout bounds each discovery request when the cluster's rest.Config sets no timeout, as client-go's
+// discovery client does.
+const discoveryTimeout = 32 * time.Second
+
+// document is what is known of one aggregated discovery document of an API server.
+type document struct {
+	// sum is the SHA-256 digest of the document as the server sent it.
+	sum [sha256.Size]byte
+	// etag is the entity tag the server sent with the document, if it is a digest of the document's content (see
+	// contentETag); empty otherwise.
+	etag string
+}
+
 // documents are the discovery documents of one API server, fetched at one time.
 type documents struct {
 	digest digest
+	// docs are the aggregated documents (/api, /apis); zero for a server without aggregated discovery.
+	docs [2]document
 	// restMapper builds the RESTMapper of the documents; it is called only for a digest no group has yet.
 	restMapper func() (meta.RESTMapper, error)
 }
 
 // fetch gets the API server's discovery documents and their digest. With aggregated discovery that is two
-// requests (/api and /apis) and a hash, and nothing is decoded until restMapper is called; without it, every group
+// requests (/api and /apis) and a hash, and nothing is decoded until restMapper is called. The requests are
+// conditional on the entity tags of the documents of known, if any: a document the server reports unchanged
+// (304 Not Modified) is known's, and is neither downloaded nor hashed. Without aggregated discovery, every group
 // version is discovered, as client-go does, and the result is hashed.
-func (s *source) fetch(ctx context.Context) (*documents, error) {
-	dc, err := discovery.NewDiscoveryClientForConfigAndClient(s.config, s.client)
-	if err != nil {
-		return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
+func (s *source) fetch(ctx context.Context, known *group) (*documents, error) {
+	var (
+		docs   [2]document
+		bodies [2][]byte
+		full   [2]bool
+	)
+	for i, path := range docPaths {
+		var etag string
+		if known != nil {
+			etag = known.docs[i].etag
+		}
+		r, err := s.get(ctx, path, etag)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
+		case r.notModified:
+			docs[i] = known.docs[i]
+		case !r.aggregated && !r.missing:
+			return s.fetchUnaggregated(ctx)
+		default:
+			docs[i] = document{sum: sha256.Sum256(r.body), etag: contentETag(r.etag)}
+			bodies[i], full[i] = r.body, true
+		}
 	}
-	api, apiAggregated, err := get(ctx, dc.RESTClient(), "/api", true)
-	if err != nil {
-		return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
-	}
-	apis, apisAggregated, err := get(ctx, dc.RESTClient(), "/apis", false)
-	if err != nil {
-		return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
-	}
-	if apisAggregated && (apiAggregated || api == nil) {
-		return &documents{
-			digest:     digestOf(api, apis),
-			restMapper: func() (meta.RESTMapper, error) { return decodeAggregated(s.config.Host, api, apis) },
-		}, nil
-	}
-	return fetchUnaggregated(ctx, s.config.Host, dc)
+	return &documents{
+		digest: digestOf(docs[0].sum[:], docs[1].sum[:]),
+		docs:   docs,
+		restMapper: func() (meta.RESTMapper, error) {
+			// A new surface may have a document that the server reported unchanged from known's: get it now.
+			for i, path := range docPaths {
+				if full[i] {
+					continue
+				}
+				r, err := s.get(ctx, path, "")
+				if err != nil {
+					return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
+				}
+				if sha256.Sum256(r.body) != docs[i].sum {
+					return nil, fmt.Errorf("discovering the APIs of %s: %s changed while it was being discovered", s.config.Host, path)
+				}
+				bodies[i] = r.body
+			}
+			return decodeAggregated(s.config.Host, bodies[0], bodies[1])
+		},
+	}, nil
 }
 
-// get returns the body of the discovery document at path and whether it is aggregated. With missingOK, a 404 (which
-// aggregated API servers answer for /api) is an empty document.
-func get(ctx context.Context, c rest.Interface, path string, missingOK bool) (body []byte, aggregated bool, err error) {
-	var contentType string
-	body, err = c.Get().AbsPath(path).SetHeader("Accept", accept).Do(ctx).ContentType(&contentType).Raw()
+// response is the answer to a discovery request.
+type response struct {
+	body []byte
+	etag string
+	// aggregated reports an aggregated discovery document; notModified a 304 to a conditional request; missing a
+	// 404 for /api, which aggregated API servers answer.
+	aggregated, notModified, missing bool
+}
+
+// get requests the discovery document at path through the cluster's HTTP client, asking for aggregated discovery
+// and, if etag is not empty, only if the document's entity tag is not etag.
+func (s *source) get(ctx context.Context, path, etag string) (response, error) {
+	u, _, err := rest.DefaultServerUrlFor(s.config)
 	if err != nil {
-		if missingOK && apierrors.IsNotFound(err) {
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("getting %s: %w", path, err)
+		return response{}, err
 	}
-	aggregated, _ = discovery.ContentTypeIsGVK(contentType, aggregatedGVK)
-	return body, aggregated, nil
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	timeout := s.config.Timeout
+	if timeout <= 0 {
+		timeout = discoveryTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return response{}, err
+	}
+	req.Header.Set("Accept", accept)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return response{}, fmt.Errorf("getting %s: %w", path, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return response{}, fmt.Errorf("getting %s: %w", path, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotModified && etag != "":
+		return response{notModified: true}, nil
+	case resp.StatusCode == http.StatusNotFound && path == docPaths[0]:
+		return response{missing: true}, nil
+	case resp.StatusCode != http.StatusOK:
+		return response{}, fmt.Errorf("getting %s: %w", path, apierrors.FromObject(&metav1.Status{
+			Status: metav1.StatusFailure, Code: int32(resp.StatusCode), Reason: metav1.StatusReasonUnknown,
+			Message: fmt.Sprintf("the server answered %s", resp.Status),
+		}))
+	}
+	aggregated, _ := discovery.ContentTypeIsGVK(resp.Header.Get("Content-Type"), aggregatedGVK)
+	return response{body: body, etag: resp.Header.Get("ETag"), aggregated: aggregated}, nil
+}
+
+// contentETag returns etag if it is a strong entity tag that is a digest of the document's content, as Kubernetes
+// API servers send with aggregated discovery (the hexadecimal SHA-512 of the document), and "" otherwise. Only such
+// tags are sent back in conditional requests, to the same cluster or to another one: a server answers 304 Not
+// Modified only if its own document has that very tag, which for a content digest means the same content. A tag
+// that is a version number or a timestamp could be the same for different documents on different servers, and is
+// never sent.
+func contentETag(etag string) string {
+	digits := strings.TrimSuffix(strings.TrimPrefix(etag, `"`), `"`)
+	if len(digits) != len(etag)-2 || len(digits) < 64 {
+		return ""
+	}
+	for _, c := range digits {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return ""
+		}
+	}
+	return etag
 }
 
 // digestOf hashes documents, each with its length, so that no two different lists of documents hash alike.
@@ -132,7 +239,12 @@ func groupResources(g metav1.APIGroup, resources map[schema.GroupVersion]*metav1
 // fetchUnaggregated discovers an API server without aggregated discovery, group version by group version, and
 // hashes the result. Group versions that fail are left out (their kinds do not map), as client-go leaves them out;
 // a server that reports no group at all is an error.
-func fetchUnaggregated(ctx context.Context, host string, dc *discovery.DiscoveryClient) (*documents, error) {
+func (s *source) fetchUnaggregated(ctx context.Context) (*documents, error) {
+	host := s.config.Host
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(s.config, s.client)
+	if err != nil {
+		return nil, fmt.Errorf("discovering the APIs of %s: %w", host, err)
+	}
 	groups, err := restmapper.GetAPIGroupResourcesWithContext(ctx, dc)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the APIs of %s: %w", host, err)

@@ -12,10 +12,19 @@ own that looks up kinds in the shared one of its group.
 Clusters are grouped by what they actually serve, never by name or URL: the group of a cluster is the SHA-256
 digest of its aggregated discovery documents (/api and /apis, as the API server sends them). Two clusters share
 discovery data only when their API servers sent identical documents, so a cluster that serves a CRD the others do
-not is in a group of its own and maps that CRD. A group's RESTMapper is built once, from the first document of its
-digest; a cluster joining an existing group fetches and hashes its documents but decodes nothing. (An API server
-without aggregated discovery, older than Kubernetes v1.26, is discovered group by group as client-go does, and
-grouped by a digest of the result.)
+not is in a group of its own and maps that CRD. A group's RESTMapper is built once, from the first documents of its
+digest; a cluster joining an existing group decodes nothing. (An API server without aggregated discovery, older
+than Kubernetes v1.26, is discovered group by group as client-go does, and grouped by a digest of the result.)
+
+Discovery requests are conditional. Kubernetes API servers send an entity tag with each aggregated discovery
+document that is a digest of its content (a SHA-512); a cluster discovered for the first time asks its API server
+for the documents unless they still have the tags of the group a cluster was last found to serve, and a cluster
+rediscovered after a lookup missed asks unless they still have its own group's tags. An API server that answers
+304 Not Modified serves exactly those documents, and the cluster joins that group without downloading or hashing
+them: in a fleet of alike clusters, discovering a cluster costs two requests with empty answers. Only tags that look
+like such digests (64 or more hexadecimal digits) are ever sent back, since a tag that is a version number or a
+timestamp could be the same for different documents on different servers; a server that sends none, or another kind
+of tag, is always asked for its documents in full.
 
 # Freshness
 

@@ -62,7 +62,7 @@ func (m *mapper) discover(ctx context.Context, anyGroup bool) (*group, error) {
 // cluster's group as it was. The caller holds discoverMu.
 func (m *mapper) discoverLocked(ctx context.Context) (*group, error) {
 	m.started.Add(1)
-	g, err := m.pool.discover(ctx, m.source)
+	g, err := m.pool.discover(ctx, m.source, m.group.Load())
 	m.lastErr = err
 	if err != nil {
 		return nil, err

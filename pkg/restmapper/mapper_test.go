@@ -3,6 +3,7 @@ package restmapper_test
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,9 +126,22 @@ func TestIdenticalClustersShareOneGroup(t *testing.T) {
 		if n := f.served.Load(); n != 2 {
 			t.Errorf("mapper %d made %d discovery requests, want 2 (/api and /apis, once)", i, n)
 		}
+		// The first cluster downloads the documents; the others ask whether they serve the same and are told so.
+		if want := int64(min(i, 1) * 2); f.notModified.Load() != want {
+			t.Errorf("mapper %d was answered 304 Not Modified %d times, want %d", i, f.notModified.Load(), want)
+		}
 	}
 	if n := pool.Groups(); n != 1 {
 		t.Errorf("%d clusters of API servers serving the same APIs are in %d groups, want 1", len(mappers), n)
+	}
+
+	// A lookup that misses rediscovers the cluster with conditional requests: unchanged documents are not sent.
+	before := faults[0].notModified.Load()
+	if _, err := mappers[0].RESTMapping(schema.GroupKind{Group: "no.such.group", Kind: "Thing"}); !meta.IsNoMatchError(err) {
+		t.Fatalf("want a no-match error, got %v", err)
+	}
+	if n := faults[0].notModified.Load() - before; n != 2 {
+		t.Errorf("the rediscovery after a miss was answered 304 Not Modified %d times, want 2", n)
 	}
 }
 
@@ -242,6 +256,27 @@ func TestConcurrentMissesShareADiscovery(t *testing.T) {
 	// one, and so on: a handful, however many goroutines miss.
 	if n := fault.served.Load() / 2; n > 8 {
 		t.Errorf("%d lookups that missed at once made %d discoveries", lookups, n)
+	}
+}
+
+// Only entity tags that are digests of the documents' content are sent back in conditional requests.
+func TestContentETag(t *testing.T) {
+	digest := strings.Repeat("0123456789ABCDEF", 8)
+	for _, tc := range []struct {
+		etag, want string
+	}{
+		{`"` + digest + `"`, `"` + digest + `"`},
+		{`"` + strings.ToLower(digest) + `"`, `"` + strings.ToLower(digest) + `"`},
+		{`W/"` + digest + `"`, ""},
+		{digest, ""},
+		{`"` + digest[:32] + `"`, ""},
+		{`"42"`, ""},
+		{`"` + digest[:127] + `G"`, ""},
+		{"", ""},
+	} {
+		if got := restmapper.ContentETag(tc.etag); got != tc.want {
+			t.Errorf("contentETag(%q) = %q, want %q", tc.etag, got, tc.want)
+		}
 	}
 }
 

@@ -22,11 +22,18 @@ type Pool struct {
 	// building holds the groups being built, so that clusters discovering the same new surface at once build it
 	// once.
 	building map[digest]*build
+	// hint is the group a cluster was last found to serve: a cluster discovered for the first time asks its API
+	// server whether it serves the same documents (see source.fetch), which in a fleet of alike clusters spares
+	// downloading and hashing them.
+	hint weak.Pointer[group]
 }
 
 // group is one API surface: the RESTMapper built from the discovery documents of its digest.
 type group struct {
 	digest digest
+	// docs are the aggregated discovery documents the group was built from; zero for a server without aggregated
+	// discovery.
+	docs   [2]document
 	mapper meta.RESTMapper
 }
 
@@ -99,18 +106,37 @@ func (p *Pool) Groups() int {
 }
 
 // discover fetches the discovery documents of src and returns the group of their digest, building it if no
-// cluster refers to one yet.
-func (p *Pool) discover(ctx context.Context, src *source) (*group, error) {
-	docs, err := src.fetch(ctx)
+// cluster refers to one yet. The requests are conditional on the documents of current, the cluster's group, or for a
+// cluster without one on those of the group a cluster was last found to serve.
+func (p *Pool) discover(ctx context.Context, src *source, current *group) (*group, error) {
+	known := current
+	if known == nil {
+		p.mu.Lock()
+		known = p.hint.Value()
+		p.mu.Unlock()
+	}
+	docs, err := src.fetch(ctx, known)
 	if err != nil {
 		return nil, err
 	}
-	return p.intern(docs.digest, docs.restMapper)
+	g, err := p.intern(docs, known)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.hint = weak.Make(g)
+	p.mu.Unlock()
+	return g, nil
 }
 
-// intern returns the group of digest d, building it with newMapper if there is none. Concurrent calls for the same
-// new digest build it once; a failed build is not recorded, so the next call tries again.
-func (p *Pool) intern(d digest, newMapper func() (meta.RESTMapper, error)) (*group, error) {
+// intern returns the group of the documents' digest, building it if there is none. Concurrent calls for the same
+// new digest build it once; a failed build is not recorded, so the next call tries again. A cluster whose documents
+// are those of known, the group its requests were conditional on, joins known.
+func (p *Pool) intern(docs *documents, known *group) (*group, error) {
+	d := docs.digest
+	if known != nil && known.digest == d {
+		return known, nil
+	}
 	p.mu.Lock()
 	if g := p.groups[d].Value(); g != nil {
 		p.mu.Unlock()
@@ -125,9 +151,9 @@ func (p *Pool) intern(d digest, newMapper func() (meta.RESTMapper, error)) (*gro
 	p.building[d] = b
 	p.mu.Unlock()
 
-	rm, err := newMapper()
+	rm, err := docs.restMapper()
 	if err == nil {
-		b.g = &group{digest: d, mapper: rm}
+		b.g = &group{digest: d, docs: docs.docs, mapper: rm}
 	}
 	b.err = err
 

@@ -100,10 +100,11 @@ func config(t *testing.T, name string) *rest.Config {
 }
 
 // discoveryFault makes the discovery requests (/api and /apis) of a rest.Config fail with 503 while it is on, and
-// counts the discovery requests that reach the API server.
+// counts the discovery requests that reach the API server and those it answers 304 Not Modified.
 type discoveryFault struct {
-	failing atomic.Bool
-	served  atomic.Int64
+	failing     atomic.Bool
+	served      atomic.Int64
+	notModified atomic.Int64
 }
 
 // wrap makes cfg's requests go through the fault.
@@ -115,6 +116,11 @@ func (f *discoveryFault) wrap(cfg *rest.Config) *rest.Config {
 					return nil, apierrors.NewServiceUnavailable("discovery is failing in this test")
 				}
 				f.served.Add(1)
+				resp, err := rt.RoundTrip(req)
+				if err == nil && resp.StatusCode == http.StatusNotModified {
+					f.notModified.Add(1)
+				}
+				return resp, err
 			}
 			return rt.RoundTrip(req)
 		})

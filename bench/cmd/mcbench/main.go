@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ func main() {
 	flag.StringVar(&o.Charts, "charts", "", "directory for the SVG charts (default: -out)")
 	only := flag.String("only", "", "comma-separated scenarios to run (engage, steady, memory, namespaces, noisy, churn); the floor always runs")
 	memorySizes := flag.String("memory-sizes", "", "comma-separated numbers of separate clusters for the memory scenario (default 100,1000)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	redraw := flag.Bool("redraw", false, "run nothing: redraw the charts of the results.json in -out")
 	flag.Parse()
 	if *redraw {
@@ -56,8 +58,24 @@ func main() {
 		runtime.MemProfileRate = 32 * 1024
 	}
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcbench: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
+
 	if _, err := suite.Run(ctrl.SetupSignalHandler(), os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "mcbench:", err)
-		os.Exit(1)
+		pprof.StopCPUProfile()
+		os.Exit(1) //nolint:gocritic // the profile is stopped above
 	}
 }

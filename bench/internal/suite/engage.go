@@ -1,9 +1,11 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,27 +94,27 @@ const (
 var engageArms = []string{armSeparate, armOwnMapper, armPlain}
 
 // EngageSeparate measures, for n clusters each with its own connection and cache (spread over the fleet's members,
-// each seeing a namespace with one ConfigMap), the time from handing them all over to the first reconcile in each.
-// The library's arms add n cluster.Clusters to the clusters provider from 100 goroutines at once; the plain arm
-// starts n controller-runtime Managers at once, each in a goroutine of its own. Clusters and managers are built
-// before the clock starts.
-func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n int, f Floors, arm string) error {
+// each seeing a namespace with one ConfigMap), the time from handing them all over to the first reconcile in each,
+// and returns those latencies. The library's arms add n cluster.Clusters to the clusters provider from 100
+// goroutines at once; the plain arm starts n controller-runtime Managers at once, each in a goroutine of its own.
+// Clusters and managers are built before the clock starts. round tells repeated measurements apart.
+func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, n, round int, arm string) ([]time.Duration, error) {
 	members := fleet.Members()
-	prefix := fmt.Sprintf("es%d-%s-", n, map[string]string{armSeparate: "s", armOwnMapper: "o", armPlain: "p"}[arm])
+	prefix := fmt.Sprintf("es%d-%d%s-", n, round, map[string]string{armSeparate: "s", armOwnMapper: "o", armPlain: "p"}[arm])
 	ns := prefix + "objects"
 	cfgs := make([]*rest.Config, len(members))
 	for i, m := range members {
 		cfg, err := fleet.Config(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfgs[i] = cfg
 		c, err := writer(cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := seed(ctx, c, ns, prefix, 1); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	nameOf := func(i int) string { return fmt.Sprintf("%s%04d", prefix, i) }
@@ -123,7 +125,7 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 	}
 	t0, stop, err := start(ctx, fleet, arm, n, cfgs, ns, prefix, nameOf, seen)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d clusters reconciled (%s)", n, arm), func() bool { return seen.count() == n })
 	lat := seen.since(t0)
@@ -131,10 +133,9 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, n in
 		err = stopErr
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	report(r, "engage", fmt.Sprintf("%s N=%d", arm, n), lat, f)
-	return nil
+	return lat, nil
 }
 
 // engagePlainManagers builds n plain controller-runtime Managers, the i-th for the namespace ns of member cfgs[i
@@ -189,6 +190,21 @@ func engageLibrary(ctx context.Context, fleet *mcenvtest.Fleet, arm string, n in
 		return time.Time{}, nil, errors.Join(err, stop())
 	}
 	return t0, stop, nil
+}
+
+// reportRounds reports the round of lat (one latency list per round) whose "all" is the median, as report does, and,
+// with more than one round, the fastest and the slowest round's "all".
+func reportRounds(r *Report, scenario, c string, rounds [][]time.Duration, f Floors) {
+	if len(rounds) == 0 {
+		return
+	}
+	sorted := slices.Clone(rounds)
+	slices.SortFunc(sorted, func(a, b []time.Duration) int { return cmp.Compare(percentile(a, 100), percentile(b, 100)) })
+	report(r, scenario, c, sorted[len(sorted)/2], f)
+	if len(sorted) > 1 {
+		r.Add(scenario, c, fmt.Sprintf("all, fastest of %d rounds", len(sorted)), ms(percentile(sorted[0], 100)), "ms")
+		r.Add(scenario, c, fmt.Sprintf("all, slowest of %d rounds", len(sorted)), ms(percentile(sorted[len(sorted)-1], 100)), "ms")
+	}
 }
 
 // report adds p50, p99 and the time until all of lat, with the ratio of each to the floor.

@@ -63,6 +63,11 @@ type memoryArm struct {
 // engageSeparate returns the engage function of an arm of separate clusters, built with opts, engaged through the
 // clusters provider with a multi-cluster controller of steadyWorkers workers.
 func engageSeparate(opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
+	return engageSeparateWith(nil, opts...)
+}
+
+// engageSeparateWith is engageSeparate with restOption, if not nil, applied to a copy of each cluster's rest.Config.
+func engageSeparateWith(restOption func(*rest.Config), opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
 	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 		provider := clusters.New()
 		mgr, err := newManager(f.hostCfg, provider)
@@ -80,7 +85,12 @@ func engageSeparate(opts ...cluster.Option) func(context.Context, *memoryFleet, 
 		<-mgr.Elected()
 		built := make([]cluster.Cluster, n)
 		for i := range built {
-			if built[i], err = separateCluster(f.member(i), f.ns(i), opts...); err != nil {
+			cfg := f.member(i)
+			if restOption != nil {
+				cfg = rest.CopyConfig(cfg)
+				restOption(cfg)
+			}
+			if built[i], err = separateCluster(cfg, f.ns(i), opts...); err != nil {
 				return nil, errors.Join(err, stop())
 			}
 		}
@@ -114,15 +124,17 @@ func stripManagedFields(o *cluster.Options) {
 var memoryArms = []memoryArm{
 	{name: "separate", engage: engageSeparate()},
 	{name: "separate, own RESTMapper", engage: engageSeparate(ownRESTMapper)},
-	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
 	{name: "plain Managers", engage: engagePlain},
+	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
+	{name: "separate, responses uncompressed", options: true, engage: engageSeparateWith(func(cfg *rest.Config) { cfg.DisableCompression = true })},
 }
 
 // MemorySeparate measures what a separately connected cluster costs: for each size n and arm, n clusters each
 // watching a namespace of objects ConfigMaps (spread over the members) are engaged, and once every object has been
 // reconciled and the process has settled, the growth of the heap, RSS and goroutines is divided by n. The arms are
 // the library's separate clusters (discovery shared), the same with a RESTMapper each (controller-runtime's
-// default), with managedFields stripped from the caches, and one plain controller-runtime Manager per cluster.
+// default), one plain controller-runtime Manager per cluster, and, at the smallest size only, two memory options:
+// managedFields stripped from the caches, and responses (watches included) asked for uncompressed.
 func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects int, o Options) error {
 	f := &memoryFleet{hostCfg: fleet.Host(), objects: objects}
 	var writers []client.Client

@@ -1,0 +1,4 @@
+package restmapper
+
+// ContentETag exports contentETag to the tests.
+var ContentETag = contentETag
