@@ -128,6 +128,8 @@ func TestBadInput(t *testing.T) {
 		{name: "bad-cert", data: edit("bad-cert", cert("member-2"), func(s string) string {
 			return certFileInstead(s, filepath.Join(r.Dir, "missing", "client.crt"))
 		}), logged: []string{"Failed to load kubeconfig context", "client.crt"}},
+		{name: "bad-yaml-with-token", data: edit("bad-yaml-with-token", rig.Auth{Token: r.Tokens.Admin}, brokenAfterToken),
+			logged: []string{"Failed to load kubeconfig"}},
 		{name: "bad-exec-fails", data: valid("bad-exec-fails", failing), byCluster: true,
 			logged: []string{"getting credentials", "exit code 1"}},
 		{name: "bad-exec-hangs", data: valid("bad-exec-hangs", hanging), byCluster: true,
@@ -141,6 +143,8 @@ func TestBadInput(t *testing.T) {
 			logged: []string{"connection refused"}},
 		{name: "bad-exec-hangs", key: kubeconfig.DefaultKubeconfigSecretKey, data: valid("bad-exec-hangs", hanging),
 			logged: []string{"has not been answered", "credential plugin hangs"}},
+		{name: "bad-yaml-with-token", key: kubeconfig.DefaultKubeconfigSecretKey,
+			data: edit("bad-yaml-with-token", rig.Auth{Token: r.Tokens.Admin}, brokenAfterToken), reason: kubeconfig.ReasonInvalidKubeconfig},
 		{name: "bad-wrongkey", key: "config", data: valid("bad-wrongkey", rig.Auth{Token: r.Tokens.Admin}), reason: kubeconfig.ReasonKubeconfigMissing},
 	}
 
@@ -348,6 +352,19 @@ func certFileInstead(kubeconfig, path string) string {
 			line = indent + "client-certificate: " + path
 		}
 		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// brokenAfterToken breaks the YAML of a kubeconfig right after its token, where a parser's error would quote it if
+// it quoted anything.
+func brokenAfterToken(kubeconfig string) string {
+	var out []string
+	for _, line := range strings.Split(kubeconfig, "\n") {
+		out = append(out, line)
+		if strings.Contains(line, "token:") {
+			out = append(out, line+`: "unterminated`, "\t- [")
+		}
 	}
 	return strings.Join(out, "\n")
 }

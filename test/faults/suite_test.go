@@ -78,10 +78,28 @@ func run(m *testing.M) int {
 	}
 	code := m.Run()
 	figures.print()
+	// Whatever the tests did, no credential reached a log line (searched as each was written, and the kept ones
+	// again for every credential registered by the end) or an Event of any control plane.
 	if leaks := append(r.Logs.Leaks(), r.Logs.SearchKept()...); len(leaks) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d log lines carry credentials, for example:\n%s\n", len(leaks), leaks[0])
 		return 1
 	}
+	events := 0
+	for _, cp := range append([]string{"host"}, members...) {
+		list, err := r.Events(ctx, cp)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for _, e := range list {
+			if leak := r.Credentials.Find(e.String()); leak != "" {
+				fmt.Fprintf(os.Stderr, "FAIL: the Event %s carries the credential %s\n", e, leak)
+				return 1
+			}
+		}
+		events += len(list)
+	}
+	fmt.Printf("searched %d log lines and %d events for %d credentials: none found\n", r.Logs.Total(), events, r.Credentials.Count())
 	return code
 }
 

@@ -57,6 +57,17 @@ func (c *Credentials) Add(name string, value []byte) {
 	}
 }
 
+// Count returns how many credentials are registered.
+func (c *Credentials) Count() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	names := map[string]bool{}
+	for _, f := range c.fragments {
+		names[f.name] = true
+	}
+	return len(names)
+}
+
 // Find returns the name of a credential that text gives away, or "". Hex dumps in text (as client-go logs binary
 // bodies) are decoded first.
 func (c *Credentials) Find(text string) string {
