@@ -59,6 +59,8 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 			return err
 		}
 		provider.Remove(name)
+		// The suite's own record of the cluster goes too: only what the library keeps should remain.
+		seen.forget(name.String())
 		return waitUntil(ctx, time.Minute, name.String()+" gone", func() bool { return len(provider.ClusterNames()) == 0 })
 	}
 	// Warm-up cycles first, so that what is created once per process (clients, metrics, connections) is in the
@@ -69,6 +71,12 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 		}
 	}
 	heapBefore, goBefore := settled(ctx)
+	ownBefore := goroutinesBesidesConnections()
+	if !o.Quick {
+		if err := writeProfiles(o.Out, "churn-before"); err != nil {
+			return err
+		}
+	}
 	started := time.Now()
 	for i := churnWarmup; i < churnWarmup+cycles; i++ {
 		if err := cycle(i); err != nil {
@@ -80,12 +88,19 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 	// measure what is left.
 	_ = waitUntil(ctx, 30*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= goBefore })
 	heapAfter, goAfter := settled(ctx)
+	ownAfter := goroutinesBesidesConnections()
+	if !o.Quick {
+		if err := writeProfiles(o.Out, "churn-after"); err != nil {
+			return err
+		}
+	}
 	c0 := fmt.Sprintf("%d cycles", cycles)
 	r.Add("churn", c0, "goroutines before", float64(goBefore), "")
 	r.Add("churn", c0, "goroutines after", float64(goAfter), "")
 	r.Add("churn", c0, "heap before", float64(heapBefore)/(1<<20), "MiB")
 	r.Add("churn", c0, "heap after", float64(heapAfter)/(1<<20), "MiB")
 	r.Add("churn", c0, "goroutines after − before", float64(goAfter-goBefore), "")
+	r.Add("churn", c0, "goroutines after − before, besides pooled HTTP connections", float64(ownAfter-ownBefore), "")
 	r.Add("churn", c0, "heap change", 100*(float64(heapAfter)-float64(heapBefore))/float64(heapBefore), "%")
 	r.Add("churn", c0, "cycle (engage → reconcile → disengage)", ms(elapsed)/float64(cycles), "ms")
 	return nil

@@ -38,6 +38,13 @@ func (f *firsts) mark(key string) {
 	}
 }
 
+// forget drops key, so that a long run of keys seen once each does not grow the record.
+func (f *firsts) forget(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.seen, key)
+}
+
 func (f *firsts) has(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
