@@ -63,7 +63,7 @@ func TestHandoffDropsQueuedRequestsAndWaitsForReconcilesInFlight(t *testing.T) {
 	// x is a namespace that rendezvous hashing gives to b rather than a.
 	var x string
 	for i := 0; x == ""; i++ {
-		if n := fmt.Sprintf("trap-%d", i); !sharder.NewHRW().ShouldOwn(n, []sharder.PeerInfo{{ID: "a"}, {ID: "b"}}, sharder.PeerInfo{ID: "a"}) {
+		if n := fmt.Sprintf("trap-%s-%d", e.ns, i); !sharder.NewHRW().ShouldOwn(n, []sharder.PeerInfo{{ID: "a"}, {ID: "b"}}, sharder.PeerInfo{ID: "a"}) {
 			x = n
 		}
 	}
@@ -84,7 +84,7 @@ func TestHandoffDropsQueuedRequestsAndWaitsForReconcilesInFlight(t *testing.T) {
 	var blockOnce sync.Once
 	setup := func(r *managedReplica) {
 		err := mcbuilder.ControllerManagedBy(r.mgr).
-			Named("trap-" + r.id).
+			Named("trap-" + r.id + "-" + e.ns).
 			For(&corev1.ConfigMap{}).
 			WithOptions(controller.TypedOptions[mcreconcile.Request]{MaxConcurrentReconciles: 1}).
 			Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (reconcile.Result, error) {
@@ -192,7 +192,7 @@ func TestFleetReadinessCountsOwnedClustersOnly(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		coord := sharded.New(e.cli, logf.Log.WithName(id), e.options(e.cli, id, 1)...)
 		mgr := harness.NewManager(t, e.cfg, nil, nil, mcmanager.WithCoordinator(coord))
-		c, err := mccontroller.New("readiness-"+id, mgr, mccontroller.Options{
+		c, err := mccontroller.New("readiness-"+id+"-"+e.ns, mgr, mccontroller.Options{
 			Reconciler: mcreconcile.Func(func(context.Context, mcreconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
 		})
 		if err != nil {

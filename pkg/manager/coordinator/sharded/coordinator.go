@@ -24,6 +24,7 @@ import (
 // Coordinator splits a fleet between the replicas of a controller. See the package documentation.
 type Coordinator struct {
 	kube     client.Client
+	id       string // this replica's peer ID; it never changes
 	log      logr.Logger
 	cfg      Config
 	sharder  sharder.Sharder
@@ -36,8 +37,8 @@ type Coordinator struct {
 	mu      sync.Mutex
 	awares  []multicluster.Aware
 	shards  map[multicluster.ClusterName]*shard
-	self    sharder.PeerInfo
-	fence   fence // nil until the coordinator runs
+	self    sharder.PeerInfo // this replica as the registry last announced it (its weight may change)
+	fence   fence            // nil until the coordinator runs
 	started bool
 	state   loopState
 	kickCh  chan struct{}
@@ -91,7 +92,8 @@ func New(kube client.Client, log logr.Logger, opts ...Option) *Coordinator {
 		c.registry = peers.NewLeaseRegistry(kube, c.cfg.FenceNS, c.cfg.PeerPrefix, id, c.cfg.PeerWeight, log.WithName("peers"))
 	}
 	c.self = c.registry.Self()
-	c.log = c.log.WithValues("peer", c.self.ID)
+	c.id = c.self.ID
+	c.log = c.log.WithValues("peer", c.id)
 	return c
 }
 
@@ -99,7 +101,7 @@ func New(kube client.Client, log logr.Logger, opts ...Option) *Coordinator {
 func (c *Coordinator) Config() Config { return c.cfg }
 
 // ID returns this replica's peer ID.
-func (c *Coordinator) ID() string { return c.self.ID }
+func (c *Coordinator) ID() string { return c.id }
 
 // Owned returns, sorted, the clusters this replica owns: it holds their fence and its Awares are engaged with
 // them.
@@ -272,7 +274,7 @@ func (c *Coordinator) workDone(s *shard, epoch int) {
 	last := s.inFlight == 0 && s.phase == draining
 	c.mu.Unlock()
 	if overrun {
-		metrics.ShardFenceOverruns.WithLabelValues(c.self.ID).Inc()
+		metrics.ShardFenceOverruns.WithLabelValues(c.id).Inc()
 		c.log.Info("A reconcile returned after this replica's fence of its cluster stopped being valid", "cluster", s.name)
 	}
 	if last {

@@ -28,9 +28,9 @@ func (c *Coordinator) run(ctx context.Context) error {
 	}
 	c.started = true
 	if c.cfg.PerClusterLease {
-		c.fence = newClusterFence(c.kube, c.cfg, c.self.ID, c.log.WithName("fence"), c.kick)
+		c.fence = newClusterFence(c.kube, c.cfg, c.id, c.log.WithName("fence"), c.kick)
 	} else {
-		c.fence = newReplicaFence(c.kube, c.cfg, c.self.ID, leases.Name(c.cfg.FencePrefix, c.self.ID), c.log.WithName("fence"), c.kick)
+		c.fence = newReplicaFence(c.kube, c.cfg, c.id, leases.Name(c.cfg.FencePrefix, c.id), c.log.WithName("fence"), c.kick)
 	}
 	c.state.peerSeen = map[string]peerSeen{}
 	c.state.desired = map[multicluster.ClusterName]bool{}
@@ -169,7 +169,7 @@ func (c *Coordinator) expireLocked(now time.Time) {
 	for _, s := range c.shards {
 		if s.phase == active && !validAt(now, c.fence.validUntil(s.name)) {
 			c.log.Info("Lost cluster: its fence was not renewed within the renew deadline; stopping its work", "cluster", s.name)
-			metrics.ShardHandoffs.WithLabelValues(c.self.ID, "lost").Inc()
+			metrics.ShardHandoffs.WithLabelValues(c.id, "lost").Inc()
 			c.drainLocked(s, now, true)
 		}
 	}
@@ -248,7 +248,7 @@ func (c *Coordinator) rehashLocked(now time.Time) {
 		}
 		if a, ok := c.sharder.(sharder.Assigner); ok {
 			for cl, peer := range a.Assign(names, members) {
-				if peer == c.self.ID {
+				if peer == c.id {
 					desired[multicluster.ClusterName(cl)] = true
 				}
 			}
@@ -271,7 +271,7 @@ func (c *Coordinator) membersLocked(now time.Time) []sharder.PeerInfo {
 	var out []sharder.PeerInfo
 	listed := map[string]bool{}
 	for _, p := range c.registry.Snapshot() {
-		if p.ID == c.self.ID || listed[p.ID] {
+		if p.ID == c.id || listed[p.ID] {
 			continue
 		}
 		listed[p.ID] = true
@@ -380,8 +380,8 @@ func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
 			continue
 		}
 		c.log.Info("Released cluster", "cluster", name, "drainAndRelease", now.Sub(s.since).String(), "lost", s.lost)
-		metrics.ShardHandoffs.WithLabelValues(c.self.ID, "released").Inc()
-		metrics.ShardHandoffDuration.WithLabelValues(c.self.ID, "release").Observe(now.Sub(s.since).Seconds())
+		metrics.ShardHandoffs.WithLabelValues(c.id, "released").Inc()
+		metrics.ShardHandoffDuration.WithLabelValues(c.id, "release").Observe(now.Sub(s.since).Seconds())
 		s.phase = idle
 		s.lost = false
 		if s.gone {
@@ -405,8 +405,8 @@ func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
 			continue
 		}
 		c.log.Info("Acquired cluster", "cluster", name, "after", now.Sub(s.since).String())
-		metrics.ShardHandoffs.WithLabelValues(c.self.ID, "acquired").Inc()
-		metrics.ShardHandoffDuration.WithLabelValues(c.self.ID, "acquire").Observe(now.Sub(s.since).Seconds())
+		metrics.ShardHandoffs.WithLabelValues(c.id, "acquired").Inc()
+		metrics.ShardHandoffDuration.WithLabelValues(c.id, "acquire").Observe(now.Sub(s.since).Seconds())
 		acts = append(acts, c.activateLocked(s))
 	}
 	return acts
@@ -492,6 +492,6 @@ func (c *Coordinator) reportLocked() {
 			owned++
 		}
 	}
-	metrics.ShardOwnedClusters.WithLabelValues(c.self.ID).Set(float64(owned))
-	metrics.ShardPeers.WithLabelValues(c.self.ID).Set(float64(len(c.state.members)))
+	metrics.ShardOwnedClusters.WithLabelValues(c.id).Set(float64(owned))
+	metrics.ShardPeers.WithLabelValues(c.id).Set(float64(len(c.state.members)))
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,12 +57,15 @@ type env struct {
 	replicas []*replica
 }
 
+// envs counts the envs created, so that a test run again (-count) gets a new namespace.
+var envs atomic.Int32
+
 // newEnv creates a namespace for the test's Leases.
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(t.Name()))
-	ns := fmt.Sprintf("shard-%08x", h.Sum32())
+	ns := fmt.Sprintf("shard-%08x-%d", h.Sum32(), envs.Add(1))
 	cfg := harness.Config(t, fleet, mcenvtest.HostName)
 	cli, err := client.NewWithWatch(cfg, client.Options{})
 	if err != nil {
