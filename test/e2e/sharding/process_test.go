@@ -30,17 +30,30 @@ type event struct {
 
 // journal collects what every replica printed.
 type journal struct {
-	mu      sync.Mutex
-	records map[string]*record // by replica, cluster and start
-	events  []event
+	mu       sync.Mutex
+	records  map[string]*record // by replica, cluster and start
+	events   []event
+	lastLine map[string]time.Time // by replica: when a line of its output was last read
 }
 
-func newJournal() *journal { return &journal{records: map[string]*record{}} }
+func newJournal() *journal {
+	return &journal{records: map[string]*record{}, lastLine: map[string]time.Time{}}
+}
+
+// quietSince returns how long ago a line of the replica's output was last read.
+func (j *journal) quietSince(replica string) time.Duration {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return time.Since(j.lastLine[replica])
+}
 
 // stdout parses the START and END lines of a replica.
-func (j *journal) stdout(r io.Reader) {
+func (j *journal) stdout(replica string, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
+		j.mu.Lock()
+		j.lastLine[replica] = time.Now()
+		j.mu.Unlock()
 		f := strings.Fields(sc.Text())
 		if len(f) < 4 || (f[0] != "START" && f[0] != "END") {
 			continue
@@ -72,6 +85,9 @@ func (j *journal) stderr(replica string, r io.Reader, tail *tailBuffer) {
 	for sc.Scan() {
 		line := sc.Text()
 		tail.add(line)
+		j.mu.Lock()
+		j.lastLine[replica] = time.Now()
+		j.mu.Unlock()
 		var m map[string]any
 		if json.Unmarshal([]byte(line), &m) != nil {
 			continue
@@ -207,7 +223,7 @@ func startReplica(t *testing.T, j *journal, bin, kubeconfig, ns, id string) *pro
 		t.Fatal(err)
 	}
 	var readers sync.WaitGroup
-	readers.Go(func() { j.stdout(stdout) })
+	readers.Go(func() { j.stdout(id, stdout) })
 	readers.Go(func() { j.stderr(id, stderr, p.tail) })
 	go func() {
 		readers.Wait()

@@ -385,6 +385,44 @@ func (e *env) fences() map[string][]string {
 	return out
 }
 
+// lastChange follows a Lease from now on and returns a function that reports when it last saw it change (or now,
+// if it never did). A replica cut off or killed may still have a write on its way: under load the API server can
+// apply it seconds later, and the others rightly count the lease duration from there.
+func (e *env) lastChange(name string) func() time.Time {
+	ctx, cancel := context.WithCancel(e.t.Context())
+	var mu sync.Mutex
+	last, rv := time.Now(), ""
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			l := &coordinationv1.Lease{}
+			if err := e.cli.Get(ctx, client.ObjectKey{Namespace: e.ns, Name: name}, l); err == nil {
+				mu.Lock()
+				if rv != "" && l.ResourceVersion != rv {
+					last = time.Now()
+				}
+				rv = l.ResourceVersion
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() time.Time {
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
+}
+
 // checkNoOverlap fails the test if two replicas worked on a cluster at the same time.
 func (e *env) checkNoOverlap() {
 	e.t.Helper()
