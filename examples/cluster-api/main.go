@@ -32,6 +32,7 @@ func main() {
 		os.Exit(1)
 	}
 
+	// snippet:start cluster-api-setup
 	// The provider first, then the manager with the provider, then the provider's controller on the manager.
 	provider := capi.New(capi.Options{})
 	mgr, err := mcmanager.New(cfg, provider, manager.Options{
@@ -45,6 +46,7 @@ func main() {
 		log.Error(err, "could not set up the provider")
 		os.Exit(1)
 	}
+	// snippet:end cluster-api-setup
 
 	// A ConfigMap controller that runs in every workload cluster.
 	err = mcbuilder.ControllerManagedBy(mgr).
