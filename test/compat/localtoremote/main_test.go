@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 

@@ -53,7 +53,7 @@ func TestReplicasSplitTheNamespaces(t *testing.T) {
 		return held["replica-a"] && held["replica-b"]
 	})
 
-	var teams []string
+	teams := make([]string, 0, 12)
 	for i := range 12 {
 		team := fmt.Sprintf("team-%d", i)
 		teams = append(teams, team)
