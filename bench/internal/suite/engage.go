@@ -119,6 +119,9 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, n, round int, a
 	}
 	nameOf := func(i int) string { return fmt.Sprintf("%s%04d", prefix, i) }
 	seen := newFirsts()
+	// What the previous arm left to wind down (a thousand managers' goroutines, their garbage) must not slow this
+	// one.
+	settled(ctx)
 	start := engageLibrary
 	if arm == armPlain {
 		start = engagePlainManagers

@@ -79,7 +79,7 @@ func planFor(o Options) plan {
 		steadySeparate:  FleetSize{Clusters: 100, Objects: 100, Ticks: 500},
 		memorySizes:     []int{100, 1000},
 		memoryObjects:   100,
-		engageRounds:    3,
+		engageRounds:    5,
 		namespaces:      1000,
 		namespaceRounds: 5,
 		goroutines:      40000,
