@@ -159,7 +159,7 @@ func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (clust
 // servers: every cluster the suite engages has a namespace of its own and must see nothing else. It selects by
 // field (metadata.namespace), so that the cache runs one cluster-wide informer per kind, as the cache of a real
 // member cluster does; restricting the cache to a namespace instead (cache.Options.DefaultNamespaces) would make it
-// controller-runtime's multi-namespace cache, which runs three more goroutines per cluster.
+// controller-runtime's multi-namespace cache, which runs two more goroutines per cluster.
 func inNamespace(o *cache.Options, ns string) {
 	o.DefaultFieldSelector = fields.OneTermEqualSelector("metadata.namespace", ns)
 }
