@@ -27,6 +27,13 @@ cluster's rest.Config (client-go shares the transport of equal configs, so no ne
 member is healthy). It authenticates as the cluster does; any answer but 429 and 5xx counts as the server
 answering (a 401 or 403 for /readyz means a server that is up).
 
+Two more things make a failing member visible in the logs under its name: the option runs every informer of the
+cluster with the key "cluster" in its logger (controller-runtime runs them all with one logger, so that their lines,
+such as "watch ended with error", would not say which cluster they are about), and it wraps the cluster's HTTP client
+with a watchdog that logs a request not answered after 10 s (Options.SlowRequestThreshold): an API server that
+accepts connections and answers nothing, or a credential plugin that hangs (client-go runs plugins without a timeout
+and holds the request meanwhile), is otherwise reported by nobody. The watchdog costs a timer per request.
+
 Waiting calls end when the informer is stopped (its context ends), so a cluster that is disengaged while its API
 server is down leaves nothing behind.
 

@@ -74,7 +74,7 @@ func Mismatches(obs *Observer, cluster multicluster.ClusterName, actual map[stri
 
 // WaitConverged waits until, for every pair of a member and a manager, the manager's observer has seen the final
 // state of the member's objects, or timeout passes; it returns the mismatches left (none when converged) and how
-// long it waited.
+// long it waited. It reads the final state once, at the start: call it when nothing writes any more.
 func (r *Rig) WaitConverged(ctx context.Context, timeout time.Duration, members []string, managers ...*Manager) ([]string, time.Duration, error) {
 	actual := map[string]map[string]map[string]int64{}
 	for _, m := range members {

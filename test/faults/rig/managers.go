@@ -119,6 +119,10 @@ type ManagerOptions struct {
 	WaitCacheTimeout time.Duration
 	// ClusterOptions are appended to the rig's (a cache limited to Namespace).
 	ClusterOptions []cluster.Option
+	// IndexConfigMaps registers a field index on ConfigMaps ("data.v") through the manager, as most controllers
+	// register some: a new cluster then has an informer to sync before it is engaged, which a cluster that cannot
+	// be reached never does, so the provider reports it failing to engage.
+	IndexConfigMaps bool
 }
 
 func (o ManagerOptions) clusterOptions() []cluster.Option {
@@ -138,7 +142,7 @@ func (r *Rig) StartFileManager(ctx context.Context, opts ManagerOptions) (*Manag
 		p.WaitCacheTimeout = opts.WaitCacheTimeout
 	}
 	m := &Manager{Provider: ProviderFile, File: p}
-	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, nil)
+	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, nil)
 }
 
 // StartSecretManager starts a manager whose clusters are the labelled Secrets of HostNamespace.
@@ -149,7 +153,7 @@ func (r *Rig) StartSecretManager(ctx context.Context, opts ManagerOptions) (*Man
 		WaitCacheTimeout: opts.WaitCacheTimeout,
 	})
 	m := &Manager{Provider: ProviderSecret, Secret: p}
-	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, func(mgr mcmanager.Manager) error {
+	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, func(mgr mcmanager.Manager) error {
 		return p.SetupWithManager(ctx, mgr)
 	})
 }
@@ -179,12 +183,12 @@ func (r *Rig) StartProfileManager(ctx context.Context, opts ManagerOptions) (*Ma
 		return nil, err
 	}
 	m := &Manager{Provider: ProviderProfile, Profile: p}
-	return m, r.startManager(ctx, m, p, Scheme, func(mgr mcmanager.Manager) error { return p.SetupWithManager(mgr) })
+	return m, r.startManager(ctx, m, p, Scheme, opts, func(mgr mcmanager.Manager) error { return p.SetupWithManager(mgr) })
 }
 
 // startManager builds the manager of m with provider, sets it up, adds the recording controllers and starts it.
 func (r *Rig) startManager(ctx context.Context, m *Manager, provider multicluster.Provider, scheme *runtime.Scheme,
-	setup func(mcmanager.Manager) error) error {
+	opts ManagerOptions, setup func(mcmanager.Manager) error) error {
 	host, err := r.Fleet.Config(mcenvtest.HostName)
 	if err != nil {
 		return err
@@ -201,6 +205,14 @@ func (r *Rig) startManager(ctx context.Context, m *Manager, provider multicluste
 	m.Mgr, m.rig, m.Observer = mgr, r, NewObserver()
 	if setup != nil {
 		if err := setup(mgr); err != nil {
+			return err
+		}
+	}
+	if opts.IndexConfigMaps {
+		err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.ConfigMap{}, "data.v", func(o client.Object) []string {
+			return []string{o.(*corev1.ConfigMap).Data["v"]}
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -95,15 +95,16 @@ func (o *Observer) SetPhase(phase string) {
 	o.phase = phase
 }
 
-// Writing records that a write of value to the object begins at began. Call it before sending the write, so
-// that a reconcile that sees the value before the write returns is counted, and Failed if the write fails.
-func (o *Observer) Writing(key ObjectKey, value int64, began time.Time) {
+// Writing records that a write of value to the object begins at began, in the current phase followed by tag (a
+// writer's tag, such as "/faulted" while its member is broken). Call it before sending the write, so that a
+// reconcile that sees the value before the write returns is counted, and Failed if the write fails.
+func (o *Observer) Writing(key ObjectKey, value int64, began time.Time, tag string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if last, ok := o.last[key]; ok && !last.Deleted && last.Value >= value {
 		return
 	}
-	o.pending[key] = append(o.pending[key], pendingWrite{value: value, began: began, phase: o.phase})
+	o.pending[key] = append(o.pending[key], pendingWrite{value: value, began: began, phase: o.phase + tag})
 }
 
 // Failed forgets a write that failed. (A write whose failure was ambiguous, a timeout, may still have been

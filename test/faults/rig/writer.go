@@ -43,6 +43,7 @@ type Writer struct {
 	client  client.Client
 	rnd     *rand.Rand
 	targets atomic.Pointer[[]Target]
+	tag     atomic.Pointer[string]
 
 	// Owned by the goroutine that runs the writer.
 	next   int64
@@ -73,6 +74,9 @@ func (w *Writer) SetTargets(targets ...Target) {
 	t := append([]Target(nil), targets...)
 	w.targets.Store(&t)
 }
+
+// SetTag sets the tag appended to the observers' phase for the writes from now on (see Observer.Writing).
+func (w *Writer) SetTag(tag string) { w.tag.Store(&tag) }
 
 // Targets returns the managers' views of the member.
 func (w *Writer) Targets() []Target { return *w.targets.Load() }
@@ -142,8 +146,12 @@ func (w *Writer) write(ctx context.Context, kind, name string, del bool) error {
 	value := w.next
 	began := time.Now()
 	targets := w.Targets()
+	tag := ""
+	if p := w.tag.Load(); p != nil {
+		tag = *p
+	}
 	for _, t := range targets {
-		t.Observer.Writing(ObjectKey{Cluster: t.Cluster, Kind: kind, Name: name}, value, began)
+		t.Observer.Writing(ObjectKey{Cluster: t.Cluster, Kind: kind, Name: name}, value, began, tag)
 	}
 	err := w.client.Patch(ctx, newObject(kind, name, value), client.RawPatch(types.MergePatchType, patchData(kind, value)))
 	if apierrors.IsNotFound(err) {

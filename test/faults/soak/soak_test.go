@@ -169,9 +169,9 @@ func (s *soak) run() {
 	for _, m := range names {
 		s.startWriter(m)
 	}
-	s.waitConverged("warm-up")
+	s.hold(5 * time.Second)
 	s.stopWriters()
-	s.waitConverged("warm-up, writers stopped")
+	s.waitConverged("the warm-up")
 	goroutinesBefore, heapBefore := s.settle()
 	for _, m := range s.memberNames() {
 		s.startWriter(m)
@@ -220,7 +220,10 @@ func (s *soak) run() {
 	}
 	for _, m := range s.managers {
 		s.figuref("%s provider: write-to-reconcile latency unloaded: %s", m.Provider, rig.Summarize(m.Observer.Latencies("unloaded")))
-		s.figuref("%s provider: write-to-reconcile latency during the faults (all writes): %s", m.Provider, rig.Summarize(m.Observer.Latencies("soak")))
+		s.figuref("%s provider: write-to-reconcile latency during the faults, members without a fault: %s", m.Provider,
+			rig.Summarize(m.Observer.Latencies("soak")))
+		s.figuref("%s provider: write-to-reconcile latency during the faults, members killed or stopped at the time of the write: %s",
+			m.Provider, rig.Summarize(m.Observer.Latencies("soak/faulted")))
 		s.figuref("%s provider: %d reconciles", m.Provider, m.Observer.Reconciles())
 	}
 	s.figuref("writes: %d succeeded, %d failed (members down); final state of every object seen by both managers %s after the writers stopped: 0 lost",
@@ -313,6 +316,7 @@ func (s *soak) setFault(member, fault string, until time.Time) {
 	st := s.members[member]
 	st.fault, st.until = fault, until
 	st.epoch++
+	st.writer.SetTag("/faulted")
 }
 
 // endDueFaults ends the faults whose time has come.
@@ -346,6 +350,7 @@ func (s *soak) endFault(st *memberState) {
 	st.fault = ""
 	epoch := st.epoch
 	s.mu.Unlock()
+	st.writer.SetTag("")
 	for _, m := range s.managers {
 		m.Observer.MarkResume(m.ClusterName(st.name), ended)
 	}
