@@ -180,6 +180,7 @@ func (s *soak) run() {
 	s.hold(10 * time.Second)
 
 	s.setPhase("soak")
+	load := sampleLoad(s.ctx)
 	began := time.Now()
 	deadline := began.Add(*duration)
 	for time.Now().Before(deadline) {
@@ -188,6 +189,7 @@ func (s *soak) run() {
 		s.hold(time.Duration(s.rnd.ExpFloat64() * float64(*faultInterval)))
 	}
 	faultTime := time.Since(began)
+	loadFigure := load()
 
 	// Faults stop: every member healthy again, back to the initial number of members.
 	s.setPhase("recovery")
@@ -213,6 +215,7 @@ func (s *soak) run() {
 	}
 	s.figuref("seed %d, %s of faults on %d members (one every %s on average)", s.seed, faultTime.Round(time.Second), *members, *faultInterval)
 	s.figuref("faults: %s", s.countsText())
+	s.figuref("load average (1 min) during the faults: %s", loadFigure)
 	for _, kind := range []string{"kill", "pause"} {
 		if rs := s.resumes[kind]; len(rs) > 0 {
 			s.figuref("resume after %s (from the API server ready or continued to every informer delivering): %s", kind, rig.Summarize(rs))
@@ -617,6 +620,51 @@ func (s *soak) must(err error) {
 	if err != nil {
 		s.t.Helper()
 		s.t.Fatalf("seed %d: %v", s.seed, err)
+	}
+}
+
+// sampleLoad samples the machine's 1-minute load average every 10 s until the returned function is called, which
+// describes the samples (Linux; "unknown" elsewhere).
+func sampleLoad(ctx context.Context) func() string {
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		mu      sync.Mutex
+		samples []float64
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(10 * time.Second)
+		defer ticker.Stop()
+		for {
+			if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+				var v float64
+				if _, err := fmt.Sscanf(string(data), "%f", &v); err == nil {
+					mu.Lock()
+					samples = append(samples, v)
+					mu.Unlock()
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	return func() string {
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		if len(samples) == 0 {
+			return "unknown"
+		}
+		lo, hi, sum := samples[0], samples[0], 0.0
+		for _, v := range samples {
+			lo, hi, sum = min(lo, v), max(hi, v), sum+v
+		}
+		return fmt.Sprintf("min %.2f, mean %.2f, max %.2f (2 cores, shared with other work)", lo, sum/float64(len(samples)), hi)
 	}
 }
 
