@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
@@ -147,7 +148,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	defer p.workers.Done()
 
 	cl, err := p.opts.NewCluster(ctx, obj, cfg, slices.Concat(p.opts.ClusterOptions,
-		[]cluster.Option{recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
+		[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
 	if err != nil {
 		err = fmt.Errorf("cluster %q: creating the cluster: %w", name, err)
 	} else {

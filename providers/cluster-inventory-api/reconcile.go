@@ -19,6 +19,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/internal/retry"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
@@ -101,7 +102,7 @@ func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log log
 	err := p.probe(cfg)
 	if err == nil {
 		cl, newErr := p.opts.NewCluster(ctx, clp, cfg, slices.Concat(p.opts.ClusterOptions,
-			[]cluster.Option{recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
+			[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
 		if newErr != nil {
 			err = fmt.Errorf("creating the cluster: %w", newErr)
 		} else {

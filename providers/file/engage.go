@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
@@ -207,7 +208,7 @@ func (p *Provider) apply(r *run, name multicluster.ClusterName, m *member, t *ta
 
 	cfg := rest.CopyConfig(t.config)
 	cl, err := cluster.New(cfg, slices.Concat(p.settings.clusterOptions,
-		[]cluster.Option{recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
+		[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
 	if err != nil {
 		return &permanentError{fmt.Errorf("cluster %q (context %q of %s): unable to build the cluster: %w",
 			name, t.context, t.path, err)}

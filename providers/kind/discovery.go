@@ -17,6 +17,7 @@ import (
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
@@ -145,7 +146,8 @@ func (p *Provider) engageCluster(ctx context.Context, name, kubeconfig string, a
 		}
 	}
 	cl, err := cluster.New(cfg, slices.Concat(p.opts.ClusterOptions,
-		[]cluster.Option{recovery.ClusterOption(multicluster.ClusterName(name), cfg), restmapper.ClusterOption()})...)
+		[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(multicluster.ClusterName(name), cfg),
+			restmapper.ClusterOption()})...)
 	if err != nil {
 		return fmt.Errorf("kind cluster %q: creating cluster: %w", name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/internal/recovery"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
@@ -219,13 +220,15 @@ func (a *listingAware) Engage(ctx context.Context, name multicluster.ClusterName
 }
 
 // clusterOptions are the options of the cluster named name: the provider's defaults, then Options.ClusterOptions,
-// then discovery shared with the clusters that serve the same APIs unless an option chose a RESTMapper.
+// then informers that call their handlers synchronously (informer.ClusterOption) unless an option chose an informer
+// constructor, then discovery shared with the clusters that serve the same APIs unless an option chose a RESTMapper.
 func (p *Provider) clusterOptions(name multicluster.ClusterName) []cluster.Option {
 	defaults := func(o *cluster.Options) {
 		o.Scheme = p.scheme
 		o.Logger = p.log.WithValues("cluster", name)
 	}
-	return append(append([]cluster.Option{defaults}, p.opts.ClusterOptions...), restmapper.ClusterOption())
+	return append(append([]cluster.Option{defaults}, p.opts.ClusterOptions...), informer.ClusterOption(),
+		restmapper.ClusterOption())
 }
 
 // redactedError returns err with every credential of cfg redacted from its message. Errors of client-go and

@@ -10,19 +10,20 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 )
 
 // bodyLogVerbosity is the verbosity from which client-go logs the bodies of API requests and responses, Secrets
 // with their data included.
 const bodyLogVerbosity = 8
 
-// newQuietInformer builds the informers of the provider's cache of Secrets. Their list and watch calls log through
-// a logger that drops lines of verbosity bodyLogVerbosity and above, so that the kubeconfigs of the Secrets never
-// reach the logs, even when the program runs with a high verbosity.
+// newQuietInformer builds the informers of the provider's cache of Secrets (informer.New, as for the clusters). Their
+// list and watch calls log through a logger that drops lines of verbosity bodyLogVerbosity and above, so that the
+// kubeconfigs of the Secrets never reach the logs, even when the program runs with a high verbosity.
 func newQuietInformer(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration,
 	indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-	return toolscache.NewSharedIndexInformer(&quietListerWatcher{lw: toolscache.ToListerWatcherWithContext(lw)}, obj,
-		resync, indexers)
+	return informer.New(&quietListerWatcher{lw: toolscache.ToListerWatcherWithContext(lw)}, obj, resync, indexers)
 }
 
 // quietListerWatcher lists and watches with a logger that never logs bodies.

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
@@ -145,14 +146,15 @@ func virtualClusters(cfg *rest.Config, run string) (cluster.Cluster, error) {
 }
 
 // separateCluster returns a cluster of cfg (a connection and cache of its own) that sees namespace ns only (see
-// inNamespace), built as the library's providers build clusters: with discovery shared by the clusters serving the
-// same APIs (restmapper.ClusterOption). opts are applied after that; one that sets a MapperProvider (ownRESTMapper)
-// replaces the shared discovery.
+// inNamespace), built as the library's providers build clusters: with informers that call their handlers
+// synchronously (informer.ClusterOption) and discovery shared by the clusters serving the same APIs
+// (restmapper.ClusterOption). opts are applied before those, as the providers apply their users' options; one that
+// sets a MapperProvider (ownRESTMapper) replaces the shared discovery, one that sets Cache.NewInformer the informers.
 func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (cluster.Cluster, error) {
-	all := make([]cluster.Option, 0, len(opts)+2)
+	all := make([]cluster.Option, 0, len(opts)+3)
 	all = append(all, func(o *cluster.Options) { inNamespace(&o.Cache, ns) })
 	all = append(all, opts...)
-	return cluster.New(cfg, append(all, restmapper.ClusterOption())...)
+	return cluster.New(cfg, append(all, informer.ClusterOption(), restmapper.ClusterOption())...)
 }
 
 // inNamespace makes a cache see the objects of namespace ns only, the way the suite fits many clusters on a few API

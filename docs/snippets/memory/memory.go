@@ -7,12 +7,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
@@ -80,6 +82,7 @@ func BuiltByHand(cfg *rest.Config) (cluster.Cluster, error) {
 	// snippet:start built-by-hand
 	return cluster.New(cfg,
 		func(o *cluster.Options) { o.Cache.DefaultTransform = cache.TransformStripManagedFields() },
+		informer.ClusterOption(),
 		restmapper.ClusterOption(),
 	)
 	// snippet:end built-by-hand
@@ -107,4 +110,17 @@ func MetadataOnly(mgr mcmanager.Manager, r mcreconcile.Reconciler) error {
 		For(&corev1.Secret{}, mcbuilder.OnlyMetadata).
 		Complete(r)
 	// snippet:end metadata-only
+}
+
+// ClientGoInformers is a kubeconfig provider whose clusters' caches run client-go's informers, which call each event
+// handler on goroutines of its own, instead of the library's synchronous ones.
+func ClientGoInformers() *kubeconfig.Provider {
+	// snippet:start client-go-informers
+	provider := kubeconfig.New(kubeconfig.Options{
+		ClusterOptions: []cluster.Option{func(o *cluster.Options) {
+			o.Cache.NewInformer = toolscache.NewSharedIndexInformer
+		}},
+	})
+	// snippet:end client-go-informers
+	return provider
 }
