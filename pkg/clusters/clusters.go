@@ -248,9 +248,10 @@ func (c *Clusters[T]) Indexers() []Index {
 	return slices.Clone(c.indexers)
 }
 
-// newEntry creates the cluster's context; the entry forgets itself when that context ends.
+// newEntry creates the cluster's context, a lifetime (WithLifetime) that every layer engaging the cluster watches
+// cheaply; the entry forgets itself when that context ends.
 func (c *Clusters[T]) newEntry(ctx context.Context, clusterName multicluster.ClusterName, cl T) *entry[T] {
-	clusterCtx, cancel := context.WithCancel(ctx)
+	clusterCtx, cancel := WithLifetime(ctx)
 	e := &entry[T]{cluster: cl, ctx: clusterCtx}
 	// Cancelling forgets the entry at once, so that a failed Add is not gettable when it returns; the AfterFunc
 	// covers the parent context ending.
@@ -258,7 +259,7 @@ func (c *Clusters[T]) newEntry(ctx context.Context, clusterName multicluster.Clu
 		cancel()
 		c.forget(clusterName, e)
 	}
-	context.AfterFunc(clusterCtx, func() { c.forget(clusterName, e) })
+	AfterFunc(clusterCtx, func() { c.forget(clusterName, e) })
 	return e
 }
 

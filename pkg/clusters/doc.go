@@ -11,6 +11,10 @@ cluster map that starts nothing. It is a multicluster.Aware, so it can be engage
 stays registered while the context it was engaged with lives), and it serves Get for a provider that hands out
 clusters something else runs.
 
+WithLifetime makes the context of an engaged cluster (Clusters gives every cluster one): a context.WithCancel
+whose end the layers that engage the cluster watch cheaply, through AfterFunc (this package's), with an entry in a
+list instead of a context and a context.AfterFunc registration each.
+
 Guarantees:
 
   - A cluster is retrievable with Get from before it is engaged until its context ends, so no event of a new

@@ -80,7 +80,7 @@ func (r *Registry[T]) Engage(ctx context.Context, name multicluster.ClusterName,
 		return nil
 	}
 	reg := &registration[T]{cluster: typed, ctx: ctx}
-	reg.stopWatch = context.AfterFunc(ctx, func() { r.forget(name, reg) })
+	reg.stopWatch = AfterFunc(ctx, func() { r.forget(name, reg) })
 	r.setLocked(name, reg)
 	return nil
 }

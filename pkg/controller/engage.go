@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	mcsource "sigs.k8s.io/multicluster-runtime/pkg/source"
@@ -21,22 +22,51 @@ import (
 // syncRetry paces the restarts of a per-cluster source that did not sync in time.
 var syncRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 2 * time.Minute}
 
-// engagedCluster is one cluster engaged with the controller.
+// engagedCluster is one cluster engaged with the controller. It has no context of its own: the engagement's
+// context is the one the cluster was engaged with, and each of its sources runs with a lifetime derived from it
+// (clusters.WithLifetime), which the controller cancels when the engagement ends before that context does.
 type engagedCluster[request mcreconcile.ClusterAware[request]] struct {
 	name    multicluster.ClusterName
 	cluster cluster.Cluster
-	ctx     context.Context // ends when the cluster's context ends, it is replaced, or the controller stops
-	cancel  context.CancelFunc
+	ctx     context.Context // the engagement ends when it ends, unless stopped first
+	// stopped is set when the engagement ends before ctx: the cluster was replaced or the controller stopped
+	// (guarded by the controller's mu).
+	stopped bool
+	// cancels cancels the context of each started source, by slot (guarded by the controller's mu).
+	cancels []context.CancelFunc
+	// reconciles cancels the reconciles of the cluster that run now (guarded by the controller's mu).
+	reconciles []*runningReconcile
 	// pending are the cluster's sources built before the controller started; they start when it starts.
 	pending []clusterSource[request]
 	// unsynced counts the cluster's sources that have not synced yet (guarded by the controller's mu).
 	unsynced int
 }
 
+// endedLocked reports whether the engagement has ended.
+func (e *engagedCluster[request]) endedLocked() bool {
+	return e.stopped || e.ctx.Err() != nil
+}
+
+// stopLocked ends the engagement before its context ends: every source of the cluster stops.
+func (e *engagedCluster[request]) stopLocked() {
+	e.stopped = true
+	for _, cancel := range e.cancels {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	e.cancels = nil
+	for _, r := range e.reconciles {
+		r.cancel()
+	}
+	e.reconciles = nil
+}
+
 // clusterSource is the source of one cluster built from a multi-cluster source.
 type clusterSource[request mcreconcile.ClusterAware[request]] struct {
 	from mcsource.TypedSource[client.Object, request]
 	src  source.TypedSource[request]
+	slot int // the source's slot in the engagement's cancels
 }
 
 // Engage starts the controller's sources for the cluster, in the background, for the lifetime of ctx. It does not
@@ -48,10 +78,10 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 	defer c.mu.Unlock()
 
 	if old := c.clusters[name]; old != nil {
-		if old.cluster == cl && old.ctx.Err() == nil {
+		if old.cluster == cl && !old.endedLocked() {
 			return nil
 		}
-		old.cancel()
+		old.stopLocked()
 		delete(c.clusters, name)
 	}
 	if ctx.Err() != nil || (c.runCtx != nil && c.runCtx.Err() != nil) {
@@ -70,10 +100,10 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 		}
 	}
 
-	engCtx, cancel := context.WithCancel(ctx)
-	eng := &engagedCluster[request]{name: name, cluster: cl, ctx: engCtx, cancel: cancel}
+	eng := &engagedCluster[request]{name: name, cluster: cl, ctx: ctx}
 	c.clusters[name] = eng
-	context.AfterFunc(engCtx, func() { c.forget(eng) })
+	// An entry in ctx's list of watchers when ctx is a clusters.WithLifetime, as providers' contexts are.
+	clusters.AfterFunc(ctx, func() { c.forget(eng) })
 	c.log.V(1).Info("Engaged cluster", "cluster", name, "sources", len(built))
 
 	for _, cs := range built {
@@ -122,6 +152,8 @@ func (c *mcController[request]) MultiClusterWatch(from mcsource.TypedSource[clie
 // startLocked starts a cluster's source if the controller runs, and keeps it for later otherwise.
 func (c *mcController[request]) startLocked(eng *engagedCluster[request], cs clusterSource[request]) {
 	eng.unsynced++
+	cs.slot = len(eng.cancels)
+	eng.cancels = append(eng.cancels, nil)
 	if c.queue == nil {
 		eng.pending = append(eng.pending, cs)
 		return
@@ -129,37 +161,58 @@ func (c *mcController[request]) startLocked(eng *engagedCluster[request], cs clu
 	go c.runSource(eng, cs)
 }
 
+// sourceContext returns a new context for the source in slot, derived from the engagement's, after cancelling the
+// slot's previous one. It returns false if the engagement has ended.
+func (c *mcController[request]) sourceContext(eng *engagedCluster[request], slot int) (context.Context, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slot < len(eng.cancels) && eng.cancels[slot] != nil {
+		eng.cancels[slot]()
+		eng.cancels[slot] = nil
+	}
+	if eng.endedLocked() {
+		return nil, false
+	}
+	ctx, cancel := clusters.WithLifetime(eng.ctx)
+	eng.cancels[slot] = cancel
+	return ctx, true
+}
+
 // runSource starts one cluster's source and waits for it to sync, within the cache sync timeout. A source that
 // fails to start or sync is logged, counted and restarted with backoff until it syncs or the cluster's engagement
 // ends. It returns once the source has synced; the source itself lives on until the engagement ends.
 func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clusterSource[request]) {
-	log := c.log.WithValues("cluster", eng.name, "source", fmt.Sprint(cs.src))
+	srcCtx, ok := c.sourceContext(eng, cs.slot)
+	if !ok {
+		return
+	}
 	backoff := syncRetry
 	for attempt := 1; ; attempt++ {
 		started := time.Now()
-		srcCtx, cancelSrc := context.WithCancel(eng.ctx)
 		err := c.startAndSync(srcCtx, cs.src)
 		if err == nil {
 			metrics.SourceSyncDuration.WithLabelValues(c.name).Observe(time.Since(started).Seconds())
-			log.V(1).Info("Source synced", "attempt", attempt)
+			if log := c.log.V(1); log.Enabled() {
+				log.Info("Source synced", "cluster", eng.name, "source", fmt.Sprint(cs.src), "attempt", attempt)
+			}
 			c.mu.Lock()
 			eng.unsynced--
 			c.mu.Unlock()
-			// The source runs until the engagement ends; release srcCtx then.
-			context.AfterFunc(eng.ctx, cancelSrc)
+			// The source runs until srcCtx ends: with the engagement, or when the engagement is stopped.
 			return
 		}
-		cancelSrc()
-		if eng.ctx.Err() != nil {
+		// Stop the failed source; the next attempt's context, which ends with the engagement, paces the retry.
+		if srcCtx, ok = c.sourceContext(eng, cs.slot); !ok {
 			return
 		}
 
 		delay := backoff.Step()
 		metrics.ClusterErrors.WithLabelValues(eng.name.String(), "controller/"+c.name, "sync").Inc()
-		log.Error(err, "Source of cluster did not sync, restarting it", "attempt", attempt, "timeout", c.cacheSyncTimeout, "retryAfter", delay)
+		c.log.Error(err, "Source of cluster did not sync, restarting it", "cluster", eng.name, "source", fmt.Sprint(cs.src),
+			"attempt", attempt, "timeout", c.cacheSyncTimeout, "retryAfter", delay)
 		timer := time.NewTimer(delay)
 		select {
-		case <-eng.ctx.Done():
+		case <-srcCtx.Done():
 			timer.Stop()
 			return
 		case <-timer.C:
@@ -167,7 +220,7 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 
 		src, ok, err := cs.from.ForCluster(eng.name, eng.cluster)
 		if err != nil || !ok {
-			log.Error(err, "Cannot rebuild the source of cluster, giving up on it")
+			c.log.Error(err, "Cannot rebuild the source of cluster, giving up on it", "cluster", eng.name, "source", fmt.Sprint(cs.src))
 			return
 		}
 		cs.src = src
@@ -186,8 +239,11 @@ func (c *mcController[request]) startAndSync(ctx context.Context, src source.Typ
 	if !ok {
 		return nil
 	}
-	syncCtx, cancel := context.WithTimeout(ctx, c.cacheSyncTimeout)
+	// The timeout is not a context derived from ctx with the context package, which would leave ctx a map of
+	// children for the rest of its life: it watches ctx instead.
+	syncCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cacheSyncTimeout)
 	defer cancel()
+	defer clusters.AfterFunc(ctx, cancel)()
 	return syncing.WaitForSync(syncCtx)
 }
 
@@ -203,7 +259,7 @@ func (c *mcController[request]) UnsyncedClusters() []multicluster.ClusterName {
 	}
 	var names []multicluster.ClusterName
 	for name, eng := range c.clusters {
-		if eng.unsynced > 0 && eng.ctx.Err() == nil {
+		if eng.unsynced > 0 && !eng.endedLocked() {
 			names = append(names, name)
 		}
 	}

@@ -82,7 +82,14 @@ type fairOrder[request mcreconcile.ClusterAware[request]] struct {
 	wanted map[request]int
 	// popped is, per item handed out, the priority it had, until GetWithPriority takes it; nil if not tracked.
 	popped map[request]int
+
+	// peakItems and peakPopped are the most entries items and popped held since they were last allocated: maps
+	// never shrink, so once a burst has drained they are allocated anew (see releaseAfterBurst).
+	peakItems, peakPopped int
 }
+
+// burstEntries is the size from which a drained map is allocated anew rather than kept for the next burst.
+const burstEntries = 256
 
 // pendingItem is an item in the order.
 type pendingItem[request any] struct {
@@ -192,6 +199,7 @@ func (o *fairOrder[request]) Push(item request) {
 	}
 	it := &pendingItem[request]{item: item, priority: priority, seq: o.nextSeq()}
 	o.items[item] = it
+	o.peakItems = max(o.peakItems, len(o.items))
 	c.heap.push(it)
 }
 
@@ -236,8 +244,28 @@ func (o *fairOrder[request]) Pop() request {
 	delete(o.items, it.item)
 	if o.popped != nil {
 		o.popped[it.item] = it.priority
+		o.peakPopped = max(o.peakPopped, len(o.popped))
 	}
+	o.releaseAfterBurstLocked()
 	return it.item
+}
+
+// releaseAfterBurstLocked allocates the order's maps and slices anew once a burst of at least burstEntries
+// pending items has drained, so that an idle queue does not keep the room of its largest burst.
+func (o *fairOrder[request]) releaseAfterBurstLocked() {
+	if len(o.items) == 0 && o.peakItems >= burstEntries {
+		o.items = map[request]*pendingItem[request]{}
+		o.clusters = map[multicluster.ClusterName]*clusterItems[request]{}
+		o.ring, o.next, o.draining = nil, 0, nil
+		if len(o.wanted) == 0 {
+			o.wanted = map[request]int{}
+		}
+		o.peakItems = 0
+	}
+	if o.popped != nil && len(o.popped) == 0 && o.peakPopped >= burstEntries {
+		o.popped = map[request]int{}
+		o.peakPopped = 0
+	}
 }
 
 // takePopped returns the priority the item was handed out with, and forgets it.
@@ -246,6 +274,7 @@ func (o *fairOrder[request]) takePopped(item request) int {
 	defer o.mu.Unlock()
 	priority := o.popped[item]
 	delete(o.popped, item)
+	o.releaseAfterBurstLocked()
 	return priority
 }
 

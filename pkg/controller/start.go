@@ -62,6 +62,6 @@ func (c *mcController[request]) stopAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, eng := range c.clusters {
-		eng.cancel()
+		eng.stopLocked()
 	}
 }

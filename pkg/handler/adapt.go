@@ -49,16 +49,39 @@ func (a *queueAdapter[object, from, to]) Generic(ctx context.Context, evt event.
 // TypedForCluster turns a single-cluster handler into a handler of the named cluster: every reconcile.Request it
 // enqueues becomes a multi-cluster request for clusterName.
 func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, reconcile.Request], clusterName multicluster.ClusterName) handler.TypedEventHandler[object, mcreconcile.Request] {
-	forward := func(r reconcile.Request) mcreconcile.Request {
-		return mcreconcile.Request{Request: r, ClusterName: clusterName}
-	}
-	backward := func(r mcreconcile.Request) reconcile.Request { return r.Request }
-	return &queueAdapter[object, reconcile.Request, mcreconcile.Request]{
-		handler: h,
-		wrap: func(q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-			return newMappedQueue(q, forward, backward)
-		},
-	}
+	return &clusterHandler[object]{handler: h, clusterName: clusterName}
+}
+
+// clusterHandler is the handler of TypedForCluster: one small struct per cluster, the queue view is made per event.
+type clusterHandler[object any] struct {
+	handler     handler.TypedEventHandler[object, reconcile.Request]
+	clusterName multicluster.ClusterName
+}
+
+func (h *clusterHandler[object]) forward(r reconcile.Request) mcreconcile.Request {
+	return mcreconcile.Request{Request: r, ClusterName: h.clusterName}
+}
+
+func toRequest(r mcreconcile.Request) reconcile.Request { return r.Request }
+
+func (h *clusterHandler[object]) wrap(q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	return newMappedQueue(q, h.forward, toRequest)
+}
+
+func (h *clusterHandler[object]) Create(ctx context.Context, evt event.TypedCreateEvent[object], q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) {
+	h.handler.Create(ctx, evt, h.wrap(q))
+}
+
+func (h *clusterHandler[object]) Update(ctx context.Context, evt event.TypedUpdateEvent[object], q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) {
+	h.handler.Update(ctx, evt, h.wrap(q))
+}
+
+func (h *clusterHandler[object]) Delete(ctx context.Context, evt event.TypedDeleteEvent[object], q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) {
+	h.handler.Delete(ctx, evt, h.wrap(q))
+}
+
+func (h *clusterHandler[object]) Generic(ctx context.Context, evt event.TypedGenericEvent[object], q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) {
+	h.handler.Generic(ctx, evt, h.wrap(q))
 }
 
 // ForCluster turns a single-cluster handler into a handler of the named cluster. See TypedForCluster.

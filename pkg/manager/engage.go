@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -45,7 +46,8 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 	} else {
 		metrics.ClusterEngagements.WithLabelValues("replaced").Inc()
 	}
-	context.AfterFunc(ctx, func() { m.forget(name, eng) })
+	// An entry in ctx's list of watchers when ctx is a clusters.WithLifetime, as providers' contexts are.
+	clusters.AfterFunc(ctx, func() { m.forget(name, eng) })
 
 	if err := m.coordinator.Engage(ctx, name, cl); err != nil {
 		metrics.ClusterEngagements.WithLabelValues("error").Inc()

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -94,14 +95,19 @@ func (k *clusterKind[object, request]) run(ctx context.Context, queue workqueue.
 		k.err = fmt.Errorf("cluster %q: adding event handler for %T: %w", k.clusterName, k.obj, err)
 		return
 	}
-	context.AfterFunc(ctx, func() {
-		if err := informer.RemoveEventHandler(registration); err != nil {
-			log.Error(err, "Failed to remove event handler")
-		}
-	})
+	// An entry in ctx's list of watchers when ctx is a clusters.WithLifetime, as the controllers' source contexts
+	// are. The function keeps only what it needs: the informer, the registration and the source for its log.
+	clusters.AfterFunc(ctx, func() { k.removeHandler(informer, registration) })
 
 	if !toolscache.WaitForCacheSync(ctx.Done(), registration.HasSynced) {
 		k.err = fmt.Errorf("cluster %q: stopped before the %T cache synced: %w", k.clusterName, k.obj, context.Cause(ctx))
+	}
+}
+
+// removeHandler removes the source's event handler from the informer once the source's context has ended.
+func (k *clusterKind[object, request]) removeHandler(informer cache.Informer, registration toolscache.ResourceEventHandlerRegistration) {
+	if err := informer.RemoveEventHandler(registration); err != nil {
+		log.Error(err, "Failed to remove event handler", "cluster", k.clusterName, "kind", fmt.Sprintf("%T", k.obj))
 	}
 }
 

@@ -90,12 +90,15 @@ func (k *kind[object, request]) SyncingForCluster(name multicluster.ClusterName,
 			return nil, false, nil
 		}
 	}
-	obj, ok := k.obj.DeepCopyObject().(object)
-	if !ok {
-		return nil, false, fmt.Errorf("cluster %q: cannot copy watched object of type %T", name, k.obj)
-	}
+	// Every cluster's source only reads the watched object (for its type), so they share it; only a projection,
+	// which may change the object it is given, gets a copy of its own.
+	obj := k.obj
 	if k.project != nil {
-		projected, err := k.project(cl, obj)
+		copied, ok := k.obj.DeepCopyObject().(object)
+		if !ok {
+			return nil, false, fmt.Errorf("cluster %q: cannot copy watched object of type %T", name, k.obj)
+		}
+		projected, err := k.project(cl, copied)
 		if err != nil {
 			return nil, false, fmt.Errorf("cluster %q: projecting watched object of type %T: %w", name, k.obj, err)
 		}

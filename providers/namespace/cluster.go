@@ -27,12 +27,15 @@ import (
 type NamespacedCluster struct {
 	cluster.Cluster
 
-	scope     *scope
-	host      *host
-	client    *NamespacedClient
-	cache     *NamespacedCache
-	apiReader *namespacedReader
-	log       logr.Logger
+	scope *scope
+	host  *host
+	log   logr.Logger
+
+	// The scoped views are part of the cluster, not allocations of their own: a virtual cluster is one allocation
+	// besides its scope.
+	client    NamespacedClient
+	cache     NamespacedCache
+	apiReader namespacedReader
 }
 
 var _ cluster.Cluster = &NamespacedCluster{}
@@ -44,9 +47,9 @@ func newNamespacedCluster(h *host, namespace string, log logr.Logger) *Namespace
 		Cluster:   h.cluster,
 		scope:     s,
 		host:      h,
-		client:    &NamespacedClient{Client: h.cluster.GetClient(), scope: s},
-		cache:     &NamespacedCache{Cache: h.cluster.GetCache(), scope: s, host: h},
-		apiReader: &namespacedReader{reader: h.cluster.GetAPIReader(), scope: s},
+		client:    NamespacedClient{Client: h.cluster.GetClient(), scope: s},
+		cache:     NamespacedCache{Cache: h.cluster.GetCache(), scope: s, host: h},
+		apiReader: namespacedReader{reader: h.cluster.GetAPIReader(), scope: s},
 		log:       log,
 	}
 }
@@ -58,13 +61,13 @@ func (c *NamespacedCluster) Name() string {
 
 // GetCache returns the virtual cluster's *NamespacedCache.
 func (c *NamespacedCluster) GetCache() cache.Cache {
-	return c.cache
+	return &c.cache
 }
 
 // GetClient returns the virtual cluster's *NamespacedClient. Like the shared cluster's client, it reads from the
 // shared cache and writes to the API server.
 func (c *NamespacedCluster) GetClient() client.Client {
-	return c.client
+	return &c.client
 }
 
 // GetFieldIndexer returns an indexer that registers field indexes on the shared cache, once for all virtual
@@ -98,7 +101,7 @@ func (c *NamespacedCluster) GetEventRecorder(name string) recorder.EventRecorder
 // GetAPIReader returns a reader that reads from the shared cluster's API server, scoped and presented like
 // NamespacedClient's reads.
 func (c *NamespacedCluster) GetAPIReader() client.Reader {
-	return c.apiReader
+	return &c.apiReader
 }
 
 // Start returns nil at once. A virtual cluster has nothing to run: the shared cluster is started by its owner (the

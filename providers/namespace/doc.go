@@ -42,11 +42,13 @@ kind, and they run nothing: a virtual cluster starts no goroutine, holds no cach
 handler registration. Each shared informer gets ONE event handler registration, made when the first virtual
 cluster adds a handler (see ScopedInformer), which routes every event by namespace to the handlers of that
 namespace. What remains per virtual cluster is a few small structs and its context, and no goroutine. With 1,000
-namespaces of one ConfigMap each and a controller watching ConfigMaps, `make bench` measures about 7 KiB of heap per
-namespace, objects included, against 3.5 KiB for one controller-runtime Manager watching all of them; of the
+namespaces of one ConfigMap each and a controller watching ConfigMaps, `make bench` measures about 5.7 KiB of heap
+per namespace, objects included, against 3.5 KiB for one controller-runtime Manager watching all of them; of the
 difference, under 1 KiB is the provider's own (its virtual cluster, context and route) and the rest the manager's and
-the controller's bookkeeping of an engaged cluster (docs/performance.md; TestScale, run with MCR_SCALE=1, measures
-the same).
+the controller's bookkeeping of an engaged cluster. The virtual cluster's context is a clusters.WithLifetime, which
+the manager, the coordinator, the controller and its source watch through entries in one list rather than contexts
+and context.AfterFunc registrations of their own (docs/performance.md; TestScale, run with MCR_SCALE=1, measures the
+same).
 
 # Field indexes
 

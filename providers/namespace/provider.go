@@ -16,6 +16,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -97,12 +98,17 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	p.engageClosed = false
 	p.engageMu.Unlock()
 	defer p.stop()
+	// Every virtual cluster's context is a lifetime derived from this one (clusters.WithLifetime), which is what the
+	// manager, the coordinator, the controllers and their sources watch for the cluster's end: watching it costs
+	// each of them an entry in a list instead of a context and an AfterFunc of their own.
+	runCtx, cancelRun := clusters.WithLifetime(ctx)
+	defer cancelRun()
 
 	informer, err := p.host.cluster.GetCache().GetInformer(ctx, &corev1.Namespace{}, cache.BlockUntilSynced(false))
 	if err != nil {
 		return fmt.Errorf("namespace provider: getting the Namespace informer of the shared cluster: %w", err)
 	}
-	reg, err := informer.AddEventHandler(&namespaceHandler{ctx: ctx, provider: p})
+	reg, err := informer.AddEventHandler(&namespaceHandler{ctx: runCtx, provider: p})
 	if err != nil {
 		return fmt.Errorf("namespace provider: watching the Namespaces of the shared cluster: %w", err)
 	}
@@ -124,11 +130,15 @@ func (p *Provider) stop() {
 	p.engageMu.Unlock()
 	p.mu.Lock()
 	p.accepting, p.aware = false, nil
+	engaged := make([]*virtualCluster, 0, len(p.clusters))
 	for _, vc := range p.clusters {
-		vc.cancel()
+		engaged = append(engaged, vc)
 	}
 	clear(p.clusters)
 	p.mu.Unlock()
+	for _, vc := range engaged {
+		vc.cancel()
+	}
 	p.workerWG.Wait()
 	p.mu.Lock()
 	p.running = false
@@ -181,7 +191,7 @@ func (p *Provider) add(ctx context.Context, name multicluster.ClusterName) {
 		p.mu.Unlock()
 		return
 	}
-	clusterCtx, cancel := context.WithCancel(ctx)
+	clusterCtx, cancel := clusters.WithLifetime(ctx)
 	vc := &virtualCluster{
 		name:       name,
 		cluster:    newNamespacedCluster(p.host, name.String(), p.log),

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -93,7 +94,7 @@ func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName,
 	c.clusters[name] = eng
 	awares := append([]multicluster.Aware(nil), c.awares...)
 	c.mu.Unlock()
-	context.AfterFunc(ctx, func() { c.forget(name, eng) })
+	clusters.AfterFunc(ctx, func() { c.forget(name, eng) })
 
 	var errs []error
 	for _, aware := range awares {

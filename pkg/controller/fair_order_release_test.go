@@ -1,0 +1,51 @@
+package controller
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+)
+
+// Once a burst has drained, the order lets go of the room it took, and keeps serving fairly afterwards.
+func TestFairOrderReleasesTheRoomOfADrainedBurst(t *testing.T) {
+	o := newFairOrder[mcreconcile.Request](true)
+	req := func(cluster string, i int) mcreconcile.Request {
+		return mcreconcile.Request{
+			Request:     reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: fmt.Sprint(i)}},
+			ClusterName: multicluster.ClusterName(cluster),
+		}
+	}
+	for i := range burstEntries {
+		o.Push(req(fmt.Sprintf("c%d", i%3), i))
+	}
+	bigItems := o.items
+	popped := make([]mcreconcile.Request, 0, burstEntries)
+	for range burstEntries {
+		popped = append(popped, o.Pop())
+	}
+	for _, item := range popped {
+		o.takePopped(item)
+	}
+	if len(o.items) != 0 || len(o.clusters) != 0 || len(o.ring) != 0 || len(o.popped) != 0 {
+		t.Fatalf("drained order holds %d items, %d clusters, %d in the round, %d popped", len(o.items), len(o.clusters), len(o.ring), len(o.popped))
+	}
+	if o.peakItems != 0 || o.peakPopped != 0 {
+		t.Errorf("peaks after the burst = %d, %d; want the maps allocated anew", o.peakItems, o.peakPopped)
+	}
+	o.Push(req("c0", 1))
+	if _, stale := bigItems[req("c0", 1)]; stale {
+		t.Error("the order still writes to the map of the burst")
+	}
+
+	o.Push(req("c0", 2))
+	o.Push(req("c1", 1))
+	got := []multicluster.ClusterName{o.Pop().ClusterName, o.Pop().ClusterName, o.Pop().ClusterName}
+	if got[0] == got[1] {
+		t.Errorf("served %v after the burst, want the clusters in turn", got)
+	}
+}
