@@ -120,7 +120,7 @@ BENCH_CHARTS ?= $(ROOT)/docs/images
 BENCH_FLAGS ?=
 
 .PHONY: bench
-bench: ## Run the benchmark suite in full on real control planes (~6 min on 2 cores); writes results and charts.
+bench: ## Run the benchmark suite in full on real control planes (~14 min on 2 cores); writes results and charts.
 	@assets=$$(hack/envtest-assets.sh); \
 	cd bench && GOWORK=off go build -o "$(BIN)/mcbench" ./cmd/mcbench && \
 	KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -out "$(BENCH_OUT)" -charts "$(BENCH_CHARTS)" $(BENCH_FLAGS)
