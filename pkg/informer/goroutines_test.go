@@ -1,12 +1,8 @@
 package informer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"runtime/pprof"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
@@ -77,8 +74,8 @@ func goroutinesPerCluster(t *testing.T, namespaces []string, opts ...cluster.Opt
 	stop := harness.StartManager(t, ctx, mgr)
 	defer stop()
 	<-mgr.Elected()
-	harness.Eventually(t, timeout, "the manager settled", settled(goroutinesBesidesConnections))
-	before := goroutinesBesidesConnections()
+	harness.Eventually(t, timeout, "the manager settled", settled(mcenvtest.GoroutinesBesidesConnections))
+	before := mcenvtest.GoroutinesBesidesConnections()
 
 	for _, ns := range namespaces {
 		all := append([]cluster.Option{func(o *cluster.Options) {
@@ -95,8 +92,8 @@ func goroutinesPerCluster(t *testing.T, namespaces []string, opts ...cluster.Opt
 	harness.Eventually(t, timeout, "every ConfigMap reconciled", func() bool {
 		return reconciled.Load() >= int64(len(namespaces))
 	})
-	harness.Eventually(t, timeout, "the clusters settled", settled(goroutinesBesidesConnections))
-	return float64(goroutinesBesidesConnections()-before) / float64(len(namespaces))
+	harness.Eventually(t, timeout, "the clusters settled", settled(mcenvtest.GoroutinesBesidesConnections))
+	return float64(mcenvtest.GoroutinesBesidesConnections()-before) / float64(len(namespaces))
 }
 
 // settled returns a condition for harness.Eventually that holds once count has returned the same number five polls
@@ -111,32 +108,4 @@ func settled(count func() int) func() bool {
 		}
 		return same >= 5
 	}
-}
-
-// connectionFrames mark the goroutines of pooled HTTP connections, which come and go as connections open and idle
-// out, whatever the clusters do.
-var connectionFrames = []string{
-	"golang.org/x/net/http2.(*ClientConn).readLoop",
-	"net/http.(*http2ClientConn).readLoop",
-	"net/http.(*persistConn).readLoop",
-	"net/http.(*persistConn).writeLoop",
-}
-
-// goroutinesBesidesConnections returns the number of goroutines, leaving out those of pooled HTTP connections.
-func goroutinesBesidesConnections() int {
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
-		panic(err)
-	}
-	n := 0
-	for block := range strings.SplitSeq(b.String(), "\n\n") {
-		var count int
-		if _, err := fmt.Sscanf(block, "%d @", &count); err != nil {
-			continue
-		}
-		if !slices.ContainsFunc(connectionFrames, func(f string) bool { return strings.Contains(block, f) }) {
-			n += count
-		}
-	}
-	return n
 }

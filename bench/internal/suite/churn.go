@@ -71,7 +71,7 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 		}
 	}
 	heapBefore, goBefore := settled(ctx)
-	ownBefore := goroutinesBesidesConnections()
+	ownBefore := mcenvtest.GoroutinesBesidesConnections()
 	if !o.Quick {
 		if err := writeProfiles(o.Out, "churn-before"); err != nil {
 			return err
@@ -88,7 +88,7 @@ func Churn(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, o Options) er
 	// measure what is left.
 	_ = waitUntil(ctx, 30*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= goBefore })
 	heapAfter, goAfter := settled(ctx)
-	ownAfter := goroutinesBesidesConnections()
+	ownAfter := mcenvtest.GoroutinesBesidesConnections()
 	if !o.Quick {
 		if err := writeProfiles(o.Out, "churn-after"); err != nil {
 			return err

@@ -2,15 +2,12 @@ package suite
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,32 +201,4 @@ func goroutineDescriptors(ctx context.Context, n int) float64 {
 	ended.Wait()
 	_ = waitUntil(ctx, time.Minute, "the descriptor goroutines gone", func() bool { return runtime.NumGoroutine() <= g0 })
 	return (float64(during) - float64(before)) / float64(n)
-}
-
-// connectionFrames mark the goroutines of pooled HTTP connections, which come and go as connections open and idle
-// out, whatever the clusters do.
-var connectionFrames = []string{
-	"golang.org/x/net/http2.(*ClientConn).readLoop",
-	"net/http.(*http2ClientConn).readLoop",
-	"net/http.(*persistConn).readLoop",
-	"net/http.(*persistConn).writeLoop",
-}
-
-// goroutinesBesidesConnections returns the number of goroutines, leaving out those of pooled HTTP connections.
-func goroutinesBesidesConnections() int {
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
-		return runtime.NumGoroutine()
-	}
-	n := 0
-	for _, block := range strings.Split(b.String(), "\n\n") {
-		var count int
-		if _, err := fmt.Sscanf(block, "%d @", &count); err != nil {
-			continue
-		}
-		if !slices.ContainsFunc(connectionFrames, func(f string) bool { return strings.Contains(block, f) }) {
-			n += count
-		}
-	}
-	return n
 }

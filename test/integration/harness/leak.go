@@ -1,6 +1,10 @@
 package harness
 
-import "go.uber.org/goleak"
+import (
+	"go.uber.org/goleak"
+
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+)
 
 // SharedGoroutines returns goleak options that ignore goroutines which belong to the process, or to an informer that
 // was running before a leak check began and outlives it, rather than to the clusters the check is about:
@@ -19,18 +23,18 @@ import "go.uber.org/goleak"
 //
 // A leaked informer is still found: its reflector, controller and listener goroutines live as long as it does.
 func SharedGoroutines() []goleak.Option {
-	return []goleak.Option{
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
-		goleak.IgnoreAnyFunction("net/http.(*http2ClientConn).readLoop"),
-		goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop"),
+	opts := make([]goleak.Option, 0, 8)
+	for _, f := range mcenvtest.HTTPConnectionFunctions() {
+		opts = append(opts, goleak.IgnoreAnyFunction(f))
+	}
+	return append(opts,
 		goleak.IgnoreAnyFunction("net/http.(*http2clientStream).doRequest"),
 		goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*clientStream).doRequest"),
 		goleak.IgnoreTopFunction("k8s.io/client-go/tools/cache.(*Reflector).startResync"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*StreamWatcher).receive"),
 		goleak.IgnoreTopFunction("sigs.k8s.io/controller-runtime/pkg/cache.newMultiNamespaceInformer.func1"),
 		goleak.IgnoreTopFunction("sigs.k8s.io/controller-runtime/pkg/cache.newMultiNamespaceInformerHandlerRegistration.func1"),
-	}
+	)
 }
 
 // LeakOptions returns ignore followed by SharedGoroutines, ready for goleak.Find or goleak.VerifyNone.
