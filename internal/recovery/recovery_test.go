@@ -258,7 +258,8 @@ func TestForbiddenIsNotAnOutage(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go func() { _ = cl.Start(ctx) }()
-	if _, err := cl.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
+	// A forbidden informer never syncs: start it without waiting for that.
+	if _, err := cl.GetCache().GetInformer(ctx, &corev1.ConfigMap{}, cache.BlockUntilSynced(false)); err != nil {
 		t.Fatal(err)
 	}
 	harness.Consistently(t, 2*time.Second, "no readiness probe", func() bool { return counting.probes.Load() == 0 })
