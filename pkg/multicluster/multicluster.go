@@ -61,3 +61,11 @@ func IsHostOnly(provider Provider) bool {
 	h, ok := provider.(HostOnly)
 	return ok && h.HostOnly()
 }
+
+// ClusterLister is implemented by providers that can list the clusters they have engaged. Every provider of this
+// repository implements it.
+type ClusterLister interface {
+	// ClusterNames returns the names of the clusters the provider has engaged and not yet disengaged, sorted. A
+	// cluster is listed from before it is engaged (it is gettable then) until its context ends.
+	ClusterNames() []ClusterName
+}

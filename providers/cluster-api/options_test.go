@@ -213,7 +213,7 @@ func TestGetSecretAndNewCluster(t *testing.T) {
 			return secret.Data["kubeconfig"], nil
 		},
 		NewCluster: func(ctx context.Context, obj client.Object, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
-			// ClusterOptions come first, then the provider's own (internal/recovery).
+			// ClusterOptions come first, then the provider's own (pkg/recovery).
 			if len(opts) < 1 {
 				return nil, fmt.Errorf("got %d cluster options, want ClusterOptions first", len(opts))
 			}

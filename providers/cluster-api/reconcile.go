@@ -18,7 +18,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"sigs.k8s.io/multicluster-runtime/internal/recovery"
+	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
 	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/informer"

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -16,9 +15,9 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
 
-// This example builds a cluster.Cluster for each context of the kubeconfig and hands them to the provider. Clusters
-// added before the manager starts are engaged when it starts; clusters added later are engaged at once, and
-// Remove disengages them.
+// This example adds a cluster for each context of the kubeconfig: AddConfig builds it the way the library's
+// providers do (clusters.NewCluster). Clusters added before the manager starts are engaged when it starts; clusters
+// added later are engaged at once, and Remove disengages them.
 func ExampleNew() {
 	log := ctrl.Log.WithName("clusters-examples")
 	ctx := ctrl.SetupSignalHandler()
@@ -31,13 +30,8 @@ func ExampleNew() {
 			log.Error(err, "could not load kubeconfig context", "cluster", name)
 			os.Exit(1)
 		}
-		cl, err := cluster.New(cfg)
-		if err != nil {
-			log.Error(err, "could not create cluster", "cluster", name)
-			os.Exit(1)
-		}
-		// The provider starts the cluster; do not start it yourself.
-		if err := provider.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
+		// The provider builds and starts the cluster.
+		if err := provider.AddConfig(ctx, multicluster.ClusterName(name), cfg); err != nil {
 			log.Error(err, "could not add cluster", "cluster", name)
 			os.Exit(1)
 		}

@@ -3,8 +3,10 @@ package clusters
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
@@ -14,6 +16,7 @@ import (
 var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // InputChannelSize is the initial capacity of the list of clusters added before the provider starts. Clusters added
@@ -34,6 +37,8 @@ type Provider struct {
 type pendingCluster struct {
 	name    multicluster.ClusterName
 	cluster cluster.Cluster
+	// replace is set for AddOrReplaceConfig: the cluster replaces one added before under the name.
+	replace bool
 }
 
 // New returns a provider without clusters.
@@ -62,7 +67,11 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.Clusters.Add(ctx, pc.name, pc.cluster, aware); err != nil {
+			add := p.Clusters.Add
+			if pc.replace {
+				add = p.Clusters.AddOrReplace
+			}
+			if err := add(ctx, pc.name, pc.cluster, aware); err != nil {
 				p.reportError(err, pc.name)
 			}
 		}()
@@ -90,6 +99,42 @@ func (p *Provider) Add(ctx context.Context, clusterName multicluster.ClusterName
 		return err
 	}
 	return p.Clusters.Add(runCtx, clusterName, cl, aware)
+}
+
+// AddConfig builds the cluster named clusterName from cfg with clusters.NewCluster, the way every provider of this
+// library builds its clusters (synchronous informers, shared discovery, outage recovery; opts are applied first and
+// win), and adds it as Add does. A cluster that cannot be built is an error naming it, and nothing is added.
+func (p *Provider) AddConfig(ctx context.Context, clusterName multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) error {
+	cl, err := clusters.NewCluster(clusterName, cfg, opts...)
+	if err != nil {
+		return err
+	}
+	return p.Add(ctx, clusterName, cl)
+}
+
+// AddOrReplaceConfig is AddConfig for a name that may be present already. If the present cluster was built from
+// an equal rest.Config (clusters.EqualConfigs), nothing changes. Otherwise the new cluster is started, synced and
+// engaged beside the present one, which is stopped only then (see clusters.Clusters.AddOrReplace); if the new
+// cluster fails, the present one stays. Before Start, it replaces a cluster added under the name so far.
+func (p *Provider) AddOrReplaceConfig(ctx context.Context, clusterName multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) error {
+	cl, err := clusters.NewCluster(clusterName, cfg, opts...)
+	if err != nil {
+		return err
+	}
+	p.lock.Lock()
+	if p.runCtx == nil {
+		p.pending = slices.DeleteFunc(p.pending, func(pc pendingCluster) bool { return pc.name == clusterName })
+		p.pending = append(p.pending, pendingCluster{name: clusterName, cluster: cl, replace: true})
+		p.lock.Unlock()
+		return nil
+	}
+	runCtx, aware := p.runCtx, p.aware
+	p.lock.Unlock()
+
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return p.Clusters.AddOrReplace(runCtx, clusterName, cl, aware)
 }
 
 func (p *Provider) reportError(err error, clusterName multicluster.ClusterName) {

@@ -37,7 +37,10 @@ and holds the request meanwhile), is otherwise reported by nobody. The watchdog 
 Waiting calls end when the informer is stopped (its context ends), so a cluster that is disengaged while its API
 server is down leaves nothing behind.
 
-The providers of this repository that build clusters (file, kubeconfig, kind, cluster-api, cluster-inventory-api)
-append ClusterOption to the options of every cluster they build.
+clusters.NewCluster (package pkg/clusters), the constructor through which every provider of this repository builds
+its clusters, applies ClusterOption to every cluster after the caller's options; a provider written outside this
+repository gets it the same way, or appends ClusterOption itself when it builds clusters with cluster.New.
+
+Main entry points: ClusterOption and ClusterOptionWith; Gate and Wrap for a ListerWatcher built by hand.
 */
 package recovery

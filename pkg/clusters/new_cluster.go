@@ -1,0 +1,55 @@
+package clusters
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
+	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
+)
+
+// NewCluster builds the cluster.Cluster of a member named name, reached with cfg, the way every provider of this
+// repository builds its clusters. It does not start the cluster and makes no request.
+//
+// The caller's options are applied first, and win: each of the library's defaults fills only what they left
+// unset, so an option that sets a field keeps its value. The defaults are:
+//
+//   - a logger with the key "cluster" set to name (cluster.Options.Logger), derived from controller-runtime's
+//     global logger;
+//   - informers that call their event handlers synchronously (informer.ClusterOption), unless an option set
+//     cluster.Options.Cache.NewInformer;
+//   - outage recovery (recovery.ClusterOption): informers resume as soon as the member answers again after an
+//     outage, and a watchdog logs requests the member leaves unanswered. It wraps the informer constructor and the
+//     HTTP client, whichever the options chose;
+//   - discovery and REST mappings shared with the other clusters that serve the same APIs
+//     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider.
+//
+// cfg is copied; the caller may change it afterwards. Errors name the cluster.
+func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("cluster %q: cannot build a cluster without a rest.Config", name)
+	}
+	cfg = rest.CopyConfig(cfg)
+	all := make([]cluster.Option, 0, len(opts)+4)
+	all = append(all, opts...)
+	all = append(all, defaultLogger(name), informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption())
+	cl, err := cluster.New(cfg, all...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	return cl, nil
+}
+
+// defaultLogger gives the cluster a logger that names it, unless an option set one.
+func defaultLogger(name multicluster.ClusterName) cluster.Option {
+	return func(o *cluster.Options) {
+		if o.Logger.GetSink() == nil {
+			o.Logger = logf.Log.WithName("cluster").WithValues("cluster", name)
+		}
+	}
+}
