@@ -17,7 +17,6 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
-	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // The tests of this file run the informer against a real API server: the host of a fleet without members.
@@ -25,7 +24,7 @@ import (
 var fleet *mcenvtest.Fleet
 
 func TestMain(m *testing.M) {
-	harness.RunWithFleet(m, &fleet, mcenvtest.Options{})
+	mcenvtest.RunWithFleet(m, &fleet, mcenvtest.Options{})
 }
 
 // timeout bounds every wait against the API server.
@@ -89,7 +88,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, s)
-	harness.Eventually(t, timeout, "the first registration synced", regBefore.HasSynced)
+	mcenvtest.Eventually(t, timeout, "the first registration synced", regBefore.HasSynced)
 	if got := before.size(); got != 3 {
 		t.Fatalf("the synced registration has %d objects, want 3", got)
 	}
@@ -112,7 +111,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range []*recorder{before, after} {
-		harness.Eventually(t, timeout, "the changes delivered", func() bool {
+		mcenvtest.Eventually(t, timeout, "the changes delivered", func() bool {
 			return r.count(adds, ns+"/d") == 1 && r.count(updates, ns+"/a") == 1 && r.count(deletes, ns+"/b") == 1
 		})
 		r.check(t)
@@ -133,7 +132,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	createConfigMaps(t, cs, ns, "e")
-	harness.Eventually(t, timeout, "the add delivered", func() bool { return before.count(adds, ns+"/e") == 1 })
+	mcenvtest.Eventually(t, timeout, "the add delivered", func() bool { return before.count(adds, ns+"/e") == 1 })
 	if after.count(adds, ns+"/e") != 0 {
 		t.Error("a removed handler was called")
 	}
@@ -152,7 +151,7 @@ func TestRelistAfterExpiredWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, s)
-	harness.Eventually(t, timeout, "the registration synced", reg.HasSynced)
+	mcenvtest.Eventually(t, timeout, "the registration synced", reg.HasSynced)
 
 	// While the informer cannot watch, one object is deleted and another created; its watch then resumes from a
 	// resource version that has expired, and it lists again.
@@ -163,7 +162,7 @@ func TestRelistAfterExpiredWatch(t *testing.T) {
 	createConfigMaps(t, cs, ns, "new")
 	lw.resume()
 
-	harness.Eventually(t, timeout, "the relist delivered", func() bool {
+	mcenvtest.Eventually(t, timeout, "the relist delivered", func() bool {
 		return r.count(deletes, ns+"/gone") == 1 && r.count(adds, ns+"/new") == 1
 	})
 	r.check(t)

@@ -12,8 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
-
-	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
 // The tests of this file run the informer against client-go's fake ListerWatcher, once for each kind of queue.
@@ -76,7 +75,7 @@ func TestHandlersSeeEveryChangeOnce(t *testing.T) {
 			t.Fatal("synced before the start")
 		}
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "the registration synced", regBefore.HasSynced)
+		mcenvtest.Eventually(t, unitTimeout, "the registration synced", regBefore.HasSynced)
 		if got := before.size(); got != 3 {
 			t.Fatalf("synced registration has seen %d objects, want 3", got)
 		}
@@ -99,7 +98,7 @@ func TestHandlersSeeEveryChangeOnce(t *testing.T) {
 		src.Modify(p0)
 		src.Delete(pod("p1"))
 		for _, r := range []*recorder{before, after} {
-			harness.Eventually(t, unitTimeout, "the changes delivered", func() bool {
+			mcenvtest.Eventually(t, unitTimeout, "the changes delivered", func() bool {
 				return r.count(adds, "ns/p3") == 1 && r.count(updates, "ns/p0") == 1 && r.count(deletes, "ns/p1") == 1
 			})
 			r.check(t)
@@ -136,7 +135,7 @@ func TestRelistDeliversMissedDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "the registration synced", reg.HasSynced)
+		mcenvtest.Eventually(t, unitTimeout, "the registration synced", reg.HasSynced)
 
 		// Changes the watch misses, then a broken watch whose resource version has expired: the reflector relists.
 		kept := pod("kept")
@@ -146,7 +145,7 @@ func TestRelistDeliversMissedDeletes(t *testing.T) {
 		src.AddDropWatch(pod("new"))
 		src.ResetWatch()
 
-		harness.Eventually(t, unitTimeout, "the relist delivered", func() bool {
+		mcenvtest.Eventually(t, unitTimeout, "the relist delivered", func() bool {
 			return r.count(deletes, "ns/gone") == 1 && r.count(adds, "ns/new") == 1 && r.count(updates, "ns/kept") == 1
 		})
 		r.check(t)
@@ -192,9 +191,9 @@ func TestTransform(t *testing.T) {
 			t.Fatal(err)
 		}
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "the registration synced", reg.HasSynced)
+		mcenvtest.Eventually(t, unitTimeout, "the registration synced", reg.HasSynced)
 		src.Modify(pod("a"))
-		harness.Eventually(t, unitTimeout, "the update delivered", func() bool {
+		mcenvtest.Eventually(t, unitTimeout, "the update delivered", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return len(seen) == 2
@@ -232,7 +231,7 @@ func TestRemoveEventHandler(t *testing.T) {
 			t.Fatal(err)
 		}
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "the registrations synced", func() bool {
+		mcenvtest.Eventually(t, unitTimeout, "the registrations synced", func() bool {
 			return regRemoved.HasSynced() && regKept.HasSynced()
 		})
 		if err := toolscache.ShutDownEventHandler(s, regRemoved); err != nil {
@@ -242,7 +241,7 @@ func TestRemoveEventHandler(t *testing.T) {
 			t.Errorf("removing twice: %v", err)
 		}
 		src.Add(pod("b"))
-		harness.Eventually(t, unitTimeout, "the add delivered", func() bool { return kept.count(adds, "ns/b") == 1 })
+		mcenvtest.Eventually(t, unitTimeout, "the add delivered", func() bool { return kept.count(adds, "ns/b") == 1 })
 		if removed.count(adds, "ns/b") != 0 {
 			t.Error("a removed handler was called")
 		}
@@ -266,7 +265,7 @@ func TestResync(t *testing.T) {
 			t.Fatal(err)
 		}
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "a resync", func() bool { return resynced.count(syncs, "ns/a") >= 1 })
+		mcenvtest.Eventually(t, unitTimeout, "a resync", func() bool { return resynced.count(syncs, "ns/a") >= 1 })
 		resynced.check(t)
 		never.check(t)
 		if got := never.count(syncs, "ns/a"); got != 0 {
@@ -286,7 +285,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := run(t, s)
-	harness.Eventually(t, unitTimeout, "the informer synced", s.HasSynced)
+	mcenvtest.Eventually(t, unitTimeout, "the informer synced", s.HasSynced)
 	select {
 	case <-s.HasSyncedChecker().Done():
 	default:
@@ -336,7 +335,7 @@ func TestJoinWhileBusy(t *testing.T) {
 		}
 		s := newInformer(src, k, 0)
 		run(t, s)
-		harness.Eventually(t, unitTimeout, "the informer synced", s.HasSynced)
+		mcenvtest.Eventually(t, unitTimeout, "the informer synced", s.HasSynced)
 
 		ctx, cancel := context.WithCancel(t.Context())
 		written := make(chan struct{})
@@ -358,7 +357,7 @@ func TestJoinWhileBusy(t *testing.T) {
 		}
 		cancel()
 		<-written
-		harness.Eventually(t, unitTimeout, "the last changes stored", func() bool { return storeMatchesSource(s, src) })
+		mcenvtest.Eventually(t, unitTimeout, "the last changes stored", func() bool { return storeMatchesSource(s, src) })
 		final := map[string]string{}
 		for _, obj := range s.GetStore().List() {
 			final[obj.(*corev1.Pod).Name] = obj.(*corev1.Pod).ResourceVersion

@@ -23,8 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 

@@ -1,44 +1,18 @@
 package harness
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
-// RunWithFleet is the body of a test package's TestMain: it starts a fleet with a host and the given number of
-// members, runs the tests, stops the fleet and exits. The fleet is stored in *fleet for the tests to use.
-//
-// Under go test -fuzz it starts nothing and runs the fuzz targets only (see Fuzzing).
+// RunWithFleet is mcenvtest.RunWithFleet: the body of a test package's TestMain.
 func RunWithFleet(m *testing.M, fleet **mcenvtest.Fleet, opts mcenvtest.Options) {
-	if Fuzzing() {
-		os.Exit(m.Run())
-	}
-	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
-	f := mcenvtest.NewFleet(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	if err := f.Start(ctx); err != nil {
-		cancel()
-		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
-		os.Exit(1)
-	}
-	cancel()
-	*fleet = f
-	code := m.Run()
-	if err := f.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
-	}
-	os.Exit(code)
+	mcenvtest.RunWithFleet(m, fleet, opts)
 }
 
 // Config returns a member's rest.Config or fails the test.

@@ -1,43 +1,26 @@
 package harness
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
-// DefaultTimeout is how long Eventually waits by default. It is generous: CI machines are small and shared.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout is mcenvtest.DefaultTimeout.
+const DefaultTimeout = mcenvtest.DefaultTimeout
 
-// Eventually polls cond every 20ms until it holds, failing the test after timeout (DefaultTimeout if zero).
+// Eventually is mcenvtest.Eventually.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		return cond(), nil
-	})
-	if err != nil {
-		t.Fatalf("timed out after %s waiting for %s", timeout, what)
-	}
+	mcenvtest.Eventually(t, timeout, what, cond)
 }
 
-// Consistently polls cond every 20ms for the whole duration and fails the test as soon as it does not hold.
+// Consistently is mcenvtest.Consistently.
 func Consistently(t testing.TB, duration time.Duration, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, duration, true, func(context.Context) (bool, error) {
-		if !cond() {
-			return true, nil
-		}
-		return false, nil
-	})
-	if err == nil {
-		t.Fatalf("%s stopped holding", what)
-	}
+	mcenvtest.Consistently(t, duration, what, cond)
 }
 
 // Recorder counts the keys a reconciler reports. It is safe for concurrent use.

@@ -1,4 +1,4 @@
-package informer
+package informer_test
 
 import (
 	"context"
@@ -9,18 +9,64 @@ import (
 
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
+
+// fleet is a host without members: every measured cluster is a namespace of it, reached as a separate cluster.
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{})
+}
+
+// timeout bounds every wait against the API server.
+const timeout = time.Minute
+
+// clientset returns a clientset of the host.
+func clientset(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(fleet.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// testNamespace creates a namespace for the test, deleted when it ends.
+func testNamespace(t *testing.T, cs kubernetes.Interface) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "informer-"}}
+	ns, err := cs.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.WithoutCancel(t.Context()), ns.Name, metav1.DeleteOptions{})
+	})
+	return ns.Name
+}
+
+// createConfigMap creates a ConfigMap in ns.
+func createConfigMap(t *testing.T, cs kubernetes.Interface, ns, name string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // clustersMeasured is how many clusters TestGoroutinesPerCluster engages, all against the host, each watching a
 // namespace of its own (as the benchmarks do).
@@ -34,11 +80,11 @@ func TestGoroutinesPerCluster(t *testing.T) {
 	namespaces := make([]string, clustersMeasured)
 	for i := range namespaces {
 		namespaces[i] = testNamespace(t, cs)
-		createConfigMaps(t, cs, namespaces[i], "cm")
+		createConfigMap(t, cs, namespaces[i], "cm")
 	}
 	leakOpts := harness.LeakOptions(goleak.IgnoreCurrent())
 
-	lean := goroutinesPerCluster(t, namespaces, ClusterOption())
+	lean := goroutinesPerCluster(t, namespaces, informer.ClusterOption())
 	clientGo := goroutinesPerCluster(t, namespaces)
 	t.Logf("goroutines per cluster: %.2f with informer.New, %.2f with client-go's informer", lean, clientGo)
 	if lean > 10 {

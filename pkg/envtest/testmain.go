@@ -1,0 +1,67 @@
+package envtest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+// fleetStartTimeout bounds how long RunWithFleet waits for the control planes to start.
+const fleetStartTimeout = 5 * time.Minute
+
+// RunWithFleet is the body of a test package's TestMain: it starts a fleet described by opts, stores it in *fleet
+// for the tests, runs them, stops the fleet (removing every file of its control planes) and exits with the tests'
+// code. controller-runtime's logger writes to standard error in development mode, so that a failing test shows what
+// the manager and the clusters logged.
+//
+//	var fleet *mcenvtest.Fleet
+//
+//	func TestMain(m *testing.M) { mcenvtest.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2}) }
+//
+// Under go test -fuzz it starts nothing and runs the fuzz targets only (see Fuzzing).
+func RunWithFleet(m *testing.M, fleet **Fleet, opts Options) {
+	if Fuzzing() {
+		os.Exit(m.Run())
+	}
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+	f := NewFleet(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), fleetStartTimeout)
+	if err := f.Start(ctx); err != nil {
+		cancel()
+		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
+		os.Exit(1)
+	}
+	cancel()
+	*fleet = f
+	code := m.Run()
+	if err := f.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
+	}
+	os.Exit(code)
+}
+
+// Fuzzing reports whether the test binary runs for go test -fuzz, as the coordinator or as one of its worker
+// processes, which run TestMain too. A fuzzing run needs no control plane: fuzz targets test parsers. When it
+// returns true and no -run pattern was given, it sets -test.run to "^$", so that no test that needs control planes
+// runs (the fuzz target's seed corpus still does, as fuzzing starts with it).
+func Fuzzing() bool {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	fuzzing := false
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			fuzzing = true
+		}
+	}
+	if run := flag.Lookup("test.run"); fuzzing && run != nil && run.Value.String() == "" {
+		_ = run.Value.Set("^$")
+	}
+	return fuzzing
+}
