@@ -13,21 +13,24 @@ import (
 
 	"golang.org/x/exp/apidiff"
 	"golang.org/x/tools/go/packages"
+
+	"sigs.k8s.io/multicluster-runtime/test/compat/reference/internal/reference"
 )
 
 // compatibilityDoc is the document that lists the deliberate incompatible differences, relative to the root.
 const compatibilityDoc = "docs/getting-started/compatibility.md"
 
 // TestAPICompatibleWithReference compares the exported API of this repository's root module with the reference
-// implementation's release referenceVersion, both on this module's controller-runtime and k8s.io versions, with
+// implementation's release reference.Version, both on this module's controller-runtime and k8s.io versions, with
 // golang.org/x/exp/apidiff. Every incompatible difference must be listed in compatibilityDoc, and every listed
 // difference of a package the comparison covers must still be reported (a fixed difference leaves the list).
 // Programs (package main) and internal packages are not API and are not compared.
 func TestAPICompatibleWithReference(t *testing.T) {
-	root := repoRoot(t)
+	root := reference.RepoRoot(t)
 	listed := readListed(t, filepath.Join(root, compatibilityDoc))
-	old := loadModule(t, referenceModule(t, root), scratchEnv(), true)
-	ours := loadModule(t, root, repoEnv(), false)
+	scratch := reference.Scratch(t, reference.Download(t), "apidiff.invalid/reference", false)
+	old := loadModule(t, scratch, reference.ScratchEnv(), true)
+	ours := loadModule(t, root, reference.RepoEnv(), false)
 
 	reported := map[difference]string{}
 	for _, c := range compare(old, ours) {
@@ -58,19 +61,19 @@ func TestAPICompatibleWithReference(t *testing.T) {
 	slices.Sort(stale)
 	if len(unlisted) > 0 {
 		t.Errorf("%d incompatible differences from the reference %s are not listed in %s; make them compatible, "+
-			"or add a row with the reason to its table:\n%s", len(unlisted), referenceVersion, compatibilityDoc,
+			"or add a row with the reason to its table:\n%s", len(unlisted), reference.Version, compatibilityDoc,
 			strings.Join(unlisted, "\n"))
 	}
 	if len(stale) > 0 {
 		t.Errorf("%d differences listed in %s are no longer reported; remove their rows:\n%s",
 			len(stale), compatibilityDoc, strings.Join(stale, "\n"))
 	}
-	t.Logf("compared %d packages of the reference %s: %d incompatible differences", len(old), referenceVersion,
+	t.Logf("compared %d packages of the reference %s: %d incompatible differences", len(old), reference.Version,
 		len(reported))
 }
 
 // unpublishedModules are the reference's provider modules that the Go module proxy does not serve at
-// referenceVersion: their packages cannot be compared, and the differences listed for them are documentation that
+// reference.Version: their packages cannot be compared, and the differences listed for them are documentation that
 // the test does not check.
 var unpublishedModules = []string{
 	"providers/cluster-api",
@@ -89,8 +92,8 @@ func unpublished(pkg string) bool {
 	return false
 }
 
-// loadModule loads the types of every package of the module modulePath as the module in dir sees it (its own
-// packages, or the packages of its dependency on modulePath), without programs, internal packages and test-only
+// loadModule loads the types of every package of the module reference.ModulePath as the module in dir sees it
+// (its own packages, or those of its dependency on it), without programs, internal packages and test-only
 // packages. With tolerateTypeErrors, errors of type checking are ignored: the reference was written for
 // controller-runtime v0.24 and some of its function bodies do not compile against v0.25, while its declarations,
 // which are what the comparison reads, are complete. Any other error fails the test.
@@ -104,9 +107,9 @@ func loadModule(t *testing.T, dir string, env []string, tolerateTypeErrors bool)
 		Dir: dir,
 		Env: env,
 	}
-	pkgs, err := packages.Load(cfg, modulePath+"/...")
+	pkgs, err := packages.Load(cfg, reference.ModulePath+"/...")
 	if err != nil {
-		unreachable(t, "loading the packages of "+modulePath+" in "+dir, err.Error())
+		reference.Unreachable(t, "loading the packages of "+reference.ModulePath+" in "+dir, err.Error())
 	}
 	var module []*types.Package
 	for _, p := range pkgs {
@@ -118,12 +121,12 @@ func loadModule(t *testing.T, dir string, env []string, tolerateTypeErrors bool)
 				t.Logf("%s does not compile on this module's dependencies; its declarations are compared: %v", p.PkgPath, e)
 				continue
 			}
-			unreachable(t, "loading "+p.PkgPath+" in "+dir, e.Error())
+			reference.Unreachable(t, "loading "+p.PkgPath+" in "+dir, e.Error())
 		}
 		module = append(module, p.Types)
 	}
 	if len(module) == 0 {
-		t.Fatalf("no package of %s found in %s", modulePath, dir)
+		t.Fatalf("no package of %s found in %s", reference.ModulePath, dir)
 	}
 	return module
 }
@@ -138,12 +141,12 @@ func isInternal(path string) bool {
 	return strings.HasSuffix(path, "/internal") || strings.Contains(path, "/internal/")
 }
 
-// relative returns a package path of modulePath relative to the module: "." for the root package.
+// relative returns a package path of the module relative to the module: "." for the root package.
 func relative(path string) string {
-	if path == modulePath {
+	if path == reference.ModulePath {
 		return "."
 	}
-	return strings.TrimPrefix(path, modulePath+"/")
+	return strings.TrimPrefix(path, reference.ModulePath+"/")
 }
 
 // difference is one incompatible difference: the package it is in, relative to the module ("." for the root
@@ -197,20 +200,20 @@ func filter(s []string) []string {
 func TestCompareReportsIncompatibleChanges(t *testing.T) {
 	otherOld := check(t, "example.com/other", "package other; type I interface{ M() }", nil)
 	otherNew := check(t, "example.com/other", "package other; type I interface{}", nil)
-	old := check(t, modulePath+"/pkg/p", `package p
+	old := check(t, reference.ModulePath+"/pkg/p", `package p
 import "example.com/other"
 func F(string) {}
 type S struct{ f *int }
 type E struct{ other.I }
 `, otherOld)
-	ours := check(t, modulePath+"/pkg/p", `package p
+	ours := check(t, reference.ModulePath+"/pkg/p", `package p
 import "example.com/other"
 func F(int) {}
 func Added() {}
 type S struct{ f func() }
 type E struct{ other.I }
 `, otherNew)
-	gone := check(t, modulePath+"/pkg/gone", "package gone", nil)
+	gone := check(t, reference.ModulePath+"/pkg/gone", "package gone", nil)
 
 	changes := compare([]*types.Package{old, gone}, []*types.Package{ours})
 	got := make([]difference, 0, len(changes))
