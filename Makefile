@@ -99,6 +99,7 @@ FUZZ_TARGETS = \
 	providers/file:.:FuzzOptions \
 	.:./providers/kubeconfig:FuzzDesiredFrom \
 	.:./providers/multi:FuzzClusterName \
+	.:./pkg/util/sanitize:FuzzDNS1123 \
 	providers/cluster-inventory-api:./access:FuzzNewFromFile \
 	providers/cluster-inventory-api:./access:FuzzBuildConfigFromCP
 FUZZ_TIME ?= 5m

@@ -112,7 +112,8 @@ type ClusterFilterFunc = mcsource.ClusterFilterFunc
 type EngageOptions struct {
 	engageWithLocalCluster     *bool
 	engageWithProviderClusters *bool
-	clusterFilter              ClusterFilterFunc
+	// clusterFilter is a pointer so that EngageOptions stays comparable, as the reference implementation's is.
+	clusterFilter *ClusterFilterFunc
 }
 
 // WithEngageWithLocalCluster sets whether the watch covers the host cluster (the manager's LocalCluster).
@@ -128,7 +129,10 @@ func WithEngageWithProviderClusters(engage bool) EngageOptions {
 // WithClusterFilter restricts the watch to the clusters filter accepts; it is also asked about the host cluster
 // (under the empty name) when the watch covers it.
 func WithClusterFilter(filter ClusterFilterFunc) EngageOptions {
-	return EngageOptions{clusterFilter: filter}
+	if filter == nil {
+		return EngageOptions{}
+	}
+	return EngageOptions{clusterFilter: &filter}
 }
 
 // WithClustersFromProvider restricts the watch to clusters that provider returns from Get, as the same instance
@@ -159,11 +163,12 @@ func (w EngageOptions) merge(other EngageOptions) EngageOptions {
 		w.engageWithProviderClusters = other.engageWithProviderClusters
 	}
 	if other.clusterFilter != nil {
-		if previous := w.clusterFilter; previous != nil {
-			next := other.clusterFilter
-			w.clusterFilter = func(name multicluster.ClusterName, cl cluster.Cluster) bool {
+		if w.clusterFilter != nil {
+			previous, next := *w.clusterFilter, *other.clusterFilter
+			both := ClusterFilterFunc(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
 				return previous(name, cl) && next(name, cl)
-			}
+			})
+			w.clusterFilter = &both
 		} else {
 			w.clusterFilter = other.clusterFilter
 		}
@@ -173,5 +178,5 @@ func (w EngageOptions) merge(other EngageOptions) EngageOptions {
 
 // accepts reports whether the options' filter, if any, accepts the cluster.
 func (w EngageOptions) accepts(name multicluster.ClusterName, cl cluster.Cluster) bool {
-	return w.clusterFilter == nil || w.clusterFilter(name, cl)
+	return w.clusterFilter == nil || (*w.clusterFilter)(name, cl)
 }

@@ -7,9 +7,10 @@ A provider embeds Clusters[T] (which gives it Get and IndexField) and calls Add,
 discovery loop.
 
 Registry[T] is the lighter sibling for components that only need to know which clusters are engaged: a name →
-cluster map that starts nothing. It is a multicluster.Aware, so it can be engaged like any controller (a cluster
-stays registered while the context it was engaged with lives), and it serves Get for a provider that hands out
-clusters something else runs.
+cluster map that starts nothing. It is a multicluster.Aware and a manager.Runnable, so mgr.Add(registry) has it
+engaged like any controller (a cluster stays registered while the context it was engaged with lives), and it serves
+Get for a provider that hands out clusters something else runs. Its methods have the signatures of the reference
+implementation's Registry (v0.24).
 
 WithLifetime makes the context of an engaged cluster (Clusters gives every cluster one): a context.WithCancel
 whose end the layers that engage the cluster watch cheaply, through AfterFunc (this package's), with an entry in a

@@ -17,11 +17,20 @@ import (
 // another provider's clusters or a cluster-aware runnable that keeps a per-cluster client. Create it with
 // NewRegistry (the zero value is an empty registry too); all methods are safe for concurrent use.
 //
-// A Registry is a multicluster.Aware: Engage records a cluster for as long as the context it was engaged with
-// lives and forgets it when that context ends. Clusters can also be registered by hand with Add and AddOrReplace;
-// those stay until Remove or RemoveIfEqual. Either way, a cluster that replaced another under the same name is
-// never removed by the teardown of the one it replaced.
+// A Registry is a multicluster.Aware and a manager.Runnable, so mgr.Add(registry) makes the manager engage it with
+// every cluster: Engage records a cluster for as long as the context it was engaged with lives and forgets it when
+// that context ends. Clusters can also be registered by hand with Add and AddOrReplace; those stay until Remove or
+// RemoveIfEqual. Either way, a cluster that replaced another under the same name is never removed by the teardown
+// of the one it replaced.
+//
+// Its methods and signatures are those of the reference implementation's Registry (v0.24), so programs written for
+// it compile unchanged; docs/getting-started/migration.md lists where the behaviour differs.
 type Registry[T cluster.Cluster] struct {
+	// EqualClusters reports whether AddOrReplace may keep the cluster registered under a name instead of the one
+	// it is given. nil means EqualClusters (the function of this package): the same API server and identity.
+	// Engage does not consult it: the engaged instance is the one registered.
+	EqualClusters func(a, b T) bool
+
 	mu       sync.RWMutex
 	clusters map[multicluster.ClusterName]*registration[T]
 }
@@ -52,6 +61,14 @@ var _ multicluster.Aware = &Registry[cluster.Cluster]{}
 // NewRegistry returns an empty registry.
 func NewRegistry[T cluster.Cluster]() *Registry[T] {
 	return &Registry[T]{clusters: map[multicluster.ClusterName]*registration[T]{}}
+}
+
+// Start blocks until ctx ends and returns nil. A Registry has no work of its own; Start makes it a
+// manager.Runnable, so that mgr.Add(registry) registers it with a manager, which then engages it with every
+// cluster.
+func (r *Registry[T]) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
 }
 
 // Engage records cl under name for as long as ctx lives, and forgets it when ctx ends unless the name holds
@@ -128,8 +145,9 @@ func (r *Registry[T]) GetTyped(_ context.Context, name multicluster.ClusterName)
 }
 
 // Add registers cl under name until it is removed with Remove or RemoveIfEqual. It returns an error naming the
-// cluster, and changes nothing, if the name is already registered.
-func (r *Registry[T]) Add(name multicluster.ClusterName, cl T) error {
+// cluster, and changes nothing, if the name is already registered. ctx is not retained: to register a cluster for
+// the lifetime of a context, use Engage.
+func (r *Registry[T]) Add(_ context.Context, name multicluster.ClusterName, cl T) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if reg := r.clusters[name]; reg != nil && reg.live() {
@@ -139,13 +157,30 @@ func (r *Registry[T]) Add(name multicluster.ClusterName, cl T) error {
 	return nil
 }
 
-// AddOrReplace registers cl under name until it is removed, replacing whatever the name held (engaged or added).
-// The replaced cluster is only forgotten: it is not stopped, and the end of its context no longer affects the
-// name.
-func (r *Registry[T]) AddOrReplace(name multicluster.ClusterName, cl T) {
+// AddOrReplace registers a cluster under name until it is removed with Remove or RemoveIfEqual: the cluster the
+// name holds already if EqualClusters reports it equal to cl, otherwise cl, which replaces it. Either way the end
+// of the context the name's cluster was engaged with no longer affects the name. The replaced cluster is only
+// forgotten, not stopped. ctx is not retained. It returns no error today; the error is part of the signature for
+// compatibility with the reference implementation.
+func (r *Registry[T]) AddOrReplace(_ context.Context, name multicluster.ClusterName, cl T) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if old := r.clusters[name]; old != nil && old.live() && r.equal(old.cluster, cl) {
+		cl = old.cluster
+	}
 	r.setLocked(name, &registration[T]{cluster: cl})
+	return nil
+}
+
+// equal applies EqualClusters, or its default.
+func (r *Registry[T]) equal(a, b T) bool {
+	if cluster.Cluster(a) == cluster.Cluster(b) {
+		return true
+	}
+	if r.EqualClusters != nil {
+		return r.EqualClusters(a, b)
+	}
+	return EqualClusters(a, b)
 }
 
 // Remove forgets the cluster registered under name, if any. The cluster is not stopped. It is idempotent.
@@ -158,24 +193,23 @@ func (r *Registry[T]) Remove(name multicluster.ClusterName) {
 	}
 }
 
-// RemoveIfEqual forgets the cluster registered under name only if it is the instance cl, and reports whether it
-// did. Use it to retire a cluster without removing a replacement registered meanwhile under the same name.
-func (r *Registry[T]) RemoveIfEqual(name multicluster.ClusterName, cl T) bool {
+// RemoveIfEqual forgets the cluster registered under name only if it is the instance cl. Use it to retire a
+// cluster without removing a replacement registered meanwhile under the same name. The cluster is not stopped.
+func (r *Registry[T]) RemoveIfEqual(name multicluster.ClusterName, cl T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	reg := r.clusters[name]
 	if reg == nil || cluster.Cluster(reg.cluster) != cluster.Cluster(cl) {
-		return false
+		return
 	}
 	delete(r.clusters, name)
 	reg.stop()
-	return true
 }
 
-// ForEach calls fn for every registered cluster, in the order of their names, until fn returns false. It works on
-// a snapshot taken when it is called, without holding the registry's lock while fn runs, so fn may call any method
-// of the registry.
-func (r *Registry[T]) ForEach(fn func(name multicluster.ClusterName, cl T) bool) {
+// ForEach calls fn for every registered cluster, in the order of their names, and stops at the first error fn
+// returns, which it returns. It works on a snapshot taken when it is called, without holding the registry's lock
+// while fn runs, so fn may call any method of the registry.
+func (r *Registry[T]) ForEach(fn func(name multicluster.ClusterName, cl T) error) error {
 	type entry struct {
 		name multicluster.ClusterName
 		cl   T
@@ -190,10 +224,11 @@ func (r *Registry[T]) ForEach(fn func(name multicluster.ClusterName, cl T) bool)
 	r.mu.RUnlock()
 	slices.SortFunc(snapshot, func(a, b entry) int { return cmp.Compare(a.name, b.name) })
 	for _, e := range snapshot {
-		if !fn(e.name, e.cl) {
-			return
+		if err := fn(e.name, e.cl); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // setLocked registers reg under name, releasing the registration it replaces. The caller holds mu.

@@ -25,9 +25,9 @@ func ExampleRegistry() {
 	disengageDev()
 	fmt.Println(registry.ClusterNames())
 
-	registry.ForEach(func(name multicluster.ClusterName, _ cluster.Cluster) bool {
+	_ = registry.ForEach(func(name multicluster.ClusterName, _ cluster.Cluster) error {
 		fmt.Println("engaged:", name)
-		return true
+		return nil
 	})
 	// Output:
 	// [dev prod]

@@ -6,16 +6,19 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// identityCluster is a cluster that is only ever compared by identity.
+// identityCluster is a cluster whose config reaches the API server named by its id; its other methods panic.
 type identityCluster struct {
 	cluster.Cluster
 	id string
 }
+
+func (c *identityCluster) GetConfig() *rest.Config { return &rest.Config{Host: c.id} }
 
 // registered returns the registration held under name, visible or not.
 func (r *Registry[T]) registered(name multicluster.ClusterName) *registration[T] {
@@ -37,11 +40,13 @@ func TestRegistryTeardownComparesIdentity(t *testing.T) {
 			}
 		}},
 		{name: "replaced by AddOrReplace", replace: func(t *testing.T, r *Registry[*identityCluster], cl *identityCluster) {
-			r.AddOrReplace("a", cl)
+			if err := r.AddOrReplace(t.Context(), "a", cl); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{name: "removed, then added", replace: func(t *testing.T, r *Registry[*identityCluster], cl *identityCluster) {
 			r.Remove("a")
-			if err := r.Add("a", cl); err != nil {
+			if err := r.Add(t.Context(), "a", cl); err != nil {
 				t.Fatal(err)
 			}
 		}},

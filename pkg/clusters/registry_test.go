@@ -12,17 +12,21 @@ import (
 
 	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// registryCluster is a cluster that a Registry only ever compares by identity; its other methods panic.
+// registryCluster is a cluster whose config reaches the API server named by its id; its other methods panic.
 type registryCluster struct {
 	cluster.Cluster
 	id string
 }
+
+func (c *registryCluster) GetConfig() *rest.Config { return &rest.Config{Host: c.id} }
 
 // foreignCluster is a cluster of another type than the registry's.
 type foreignCluster struct{ cluster.Cluster }
@@ -74,7 +78,7 @@ func names(ns ...string) []multicluster.ClusterName {
 // end. An engagement whose context has ended is invisible at once, so every outcome is deterministic; that its
 // teardown then forgets it, and never a replacement, is tested in registry_internal_test.go.
 func TestRegistryOperations(t *testing.T) {
-	a1, a2, b := newRegistryCluster("a1"), newRegistryCluster("a2"), newRegistryCluster("b")
+	a1, a2, b, b2 := newRegistryCluster("a1"), newRegistryCluster("a2"), newRegistryCluster("b"), newRegistryCluster("b")
 	tests := []struct {
 		name  string
 		steps func(t *testing.T, r *clusters.Registry[*registryCluster])
@@ -134,7 +138,7 @@ func TestRegistryOperations(t *testing.T) {
 		name: "add fails for a registered name and changes nothing",
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			mustEngage(t.Context(), t, r, "a", a1)
-			err := r.Add("a", a2)
+			err := r.Add(t.Context(), "a", a2)
 			if err == nil || !strings.Contains(err.Error(), `"a"`) {
 				t.Errorf("Add of a registered name: got %v, want an error naming the cluster", err)
 			}
@@ -154,7 +158,7 @@ func TestRegistryOperations(t *testing.T) {
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			old, cancel := context.WithCancel(t.Context())
 			mustEngage(old, t, r, "a", a1)
-			r.AddOrReplace("a", a2)
+			mustAddOrReplace(t, r, "a", a2)
 			cancel()
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a2},
@@ -172,17 +176,31 @@ func TestRegistryOperations(t *testing.T) {
 		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
 			mustAdd(t, r, "a", a2)
 			mustAdd(t, r, "b", b)
-			if r.RemoveIfEqual("a", a1) {
-				t.Error("RemoveIfEqual removed another instance")
-			}
-			if !r.RemoveIfEqual("b", b) {
-				t.Error("RemoveIfEqual did not remove the same instance")
-			}
-			if r.RemoveIfEqual("unknown", b) {
-				t.Error("RemoveIfEqual removed an unknown name")
-			}
+			r.RemoveIfEqual("a", a1)
+			r.RemoveIfEqual("b", b)
+			r.RemoveIfEqual("unknown", b)
 		},
 		want: map[multicluster.ClusterName]*registryCluster{"a": a2},
+	}, {
+		name: "add or replace keeps a registered cluster that is equal, for good",
+		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
+			engaged, cancel := context.WithCancel(t.Context())
+			mustEngage(engaged, t, r, "a", a1)
+			mustAddOrReplace(t, r, "a", newRegistryCluster("a1"))
+			cancel()
+		},
+		want: map[multicluster.ClusterName]*registryCluster{"a": a1},
+	}, {
+		name: "add or replace compares with the registry's EqualClusters",
+		steps: func(t *testing.T, r *clusters.Registry[*registryCluster]) {
+			r.EqualClusters = func(a, b *registryCluster) bool { return true }
+			mustAdd(t, r, "a", a1)
+			mustAddOrReplace(t, r, "a", a2)
+			r.EqualClusters = func(a, b *registryCluster) bool { return false }
+			mustAdd(t, r, "b", b)
+			mustAddOrReplace(t, r, "b", b2)
+		},
+		want: map[multicluster.ClusterName]*registryCluster{"a": a1, "b": b2},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,8 +241,15 @@ func mustEngage(ctx context.Context, t *testing.T, r *clusters.Registry[*registr
 
 func mustAdd(t *testing.T, r *clusters.Registry[*registryCluster], name multicluster.ClusterName, cl *registryCluster) {
 	t.Helper()
-	if err := r.Add(name, cl); err != nil {
+	if err := r.Add(t.Context(), name, cl); err != nil {
 		t.Fatalf("Add(%q): %v", name, err)
+	}
+}
+
+func mustAddOrReplace(t *testing.T, r *clusters.Registry[*registryCluster], name multicluster.ClusterName, cl *registryCluster) {
+	t.Helper()
+	if err := r.AddOrReplace(t.Context(), name, cl); err != nil {
+		t.Fatalf("AddOrReplace(%q): %v", name, err)
 	}
 }
 
@@ -272,7 +297,7 @@ func TestRegistryUntypedZeroValue(t *testing.T) {
 	if err := r.Engage(t.Context(), "x", &foreignCluster{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Add("y", &registryCluster{}); err != nil {
+	if err := r.Add(t.Context(), "y", &registryCluster{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := r.ClusterNames(), names("x", "y"); !slices.Equal(got, want) {
@@ -285,24 +310,32 @@ func TestRegistryForEach(t *testing.T) {
 	for _, name := range []string{"c", "a", "d", "b"} {
 		mustAdd(t, r, multicluster.ClusterName(name), newRegistryCluster(name))
 	}
+	errStop := errors.New("stop")
 	tests := []struct {
 		name      string
 		stopAfter int
 		want      []string
+		wantErr   error
 	}{
 		{name: "all, sorted by name", stopAfter: -1, want: []string{"a", "b", "c", "d"}},
-		{name: "stops when fn returns false", stopAfter: 2, want: []string{"a", "b"}},
+		{name: "stops at the first error and returns it", stopAfter: 2, want: []string{"a", "b"}, wantErr: errStop},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var seen []string
-			r.ForEach(func(name multicluster.ClusterName, cl *registryCluster) bool {
+			err := r.ForEach(func(name multicluster.ClusterName, cl *registryCluster) error {
 				if name.String() != cl.id {
 					t.Errorf("ForEach passed %q with cluster %q", name, cl.id)
 				}
 				seen = append(seen, name.String())
-				return len(seen) != tt.stopAfter
+				if len(seen) == tt.stopAfter {
+					return fmt.Errorf("at %s: %w", name, errStop)
+				}
+				return nil
 			})
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("ForEach returned %v, want %v", err, tt.wantErr)
+			}
 			if !slices.Equal(seen, tt.want) {
 				t.Errorf("ForEach visited %v, want %v", seen, tt.want)
 			}
@@ -311,17 +344,36 @@ func TestRegistryForEach(t *testing.T) {
 
 	// fn may change the registry: ForEach works on a snapshot and holds no lock while fn runs.
 	var seen []string
-	r.ForEach(func(name multicluster.ClusterName, _ *registryCluster) bool {
+	err := r.ForEach(func(name multicluster.ClusterName, _ *registryCluster) error {
 		seen = append(seen, name.String())
 		r.Remove(name)
-		r.AddOrReplace("z", newRegistryCluster("z"))
-		return true
+		return r.AddOrReplace(t.Context(), "z", newRegistryCluster("z"))
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := []string{"a", "b", "c", "d"}; !slices.Equal(seen, want) {
 		t.Errorf("ForEach visited %v while removing, want %v", seen, want)
 	}
 	if got, want := r.ClusterNames(), names("z"); !slices.Equal(got, want) {
 		t.Errorf("ClusterNames() = %v, want %v", got, want)
+	}
+}
+
+// A Registry is a cluster-aware runnable: mgr.Add takes it, and Start blocks until its context ends.
+func TestRegistryIsARunnable(t *testing.T) {
+	var r mcmanager.Runnable = clusters.NewRegistry[cluster.Cluster]()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Start returned %v before its context ended", err)
+	default:
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Start returned %v, want nil", err)
 	}
 }
 
@@ -343,10 +395,8 @@ func TestRegistryWatchersEnd(t *testing.T) {
 
 	// Released by Remove, RemoveIfEqual, AddOrReplace and a replacing Engage, without their contexts ending.
 	r.Remove("opaque-0")
-	if !r.RemoveIfEqual("opaque-1", mustGet(t, r, "opaque-1")) {
-		t.Fatal("RemoveIfEqual did not remove opaque-1")
-	}
-	r.AddOrReplace("opaque-2", newRegistryCluster("by hand"))
+	r.RemoveIfEqual("opaque-1", mustGet(t, r, "opaque-1"))
+	mustAddOrReplace(t, r, "opaque-2", newRegistryCluster("by hand"))
 	mustEngage(t.Context(), t, r, "opaque-3", newRegistryCluster("replacement"))
 
 	// Ended with their context.
@@ -386,7 +436,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 				_ = r.Engage(ctx, own, cl)
 				_, _ = r.Get(ctx, name)
 				_ = r.ClusterNames()
-				r.ForEach(func(multicluster.ClusterName, *registryCluster) bool { return true })
+				_ = r.ForEach(func(multicluster.ClusterName, *registryCluster) error { return nil })
 				switch i % 3 {
 				case 0:
 					cancel()
@@ -394,7 +444,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 					r.RemoveIfEqual(name, cl)
 					cancel()
 				default:
-					r.AddOrReplace(name, cl)
+					_ = r.AddOrReplace(ctx, name, cl)
 					cancel()
 				}
 			}

@@ -19,8 +19,9 @@ import (
 )
 
 // LocalCluster is the name of the host cluster: the cluster the manager was built for. It is never a provider's
-// cluster.
-const LocalCluster = ""
+// cluster. It is a multicluster.ClusterName, as in the reference implementation, so LocalCluster.String() and
+// LocalCluster.Empty() work; as a typed constant it no longer converts to a plain string implicitly.
+const LocalCluster = multicluster.ClusterName("")
 
 // Manager is a controller-runtime manager of the host cluster that also knows a fleet of clusters. It is
 // multicluster.Aware: engaging a cluster with it engages the cluster with every cluster-aware runnable it has, now

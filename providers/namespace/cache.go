@@ -76,12 +76,16 @@ func (c *NamespacedCache) RemoveInformer(context.Context, client.Object) error {
 
 // IndexField registers the field index on the shared cache, once for all virtual clusters; see
 // Provider.IndexField.
-func (c *NamespacedCache) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
+// It has a value receiver, as the reference implementation's (promoted from the embedded cache.Cache) has: values of
+// NamespacedCache have it too.
+func (c NamespacedCache) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
 	return c.host.indexField(ctx, obj, field, extractValue)
 }
 
 // Start returns nil at once: the shared cache is started by the owner of the shared cluster, never by a virtual
 // cluster.
-func (c *NamespacedCache) Start(context.Context) error {
+// It has a value receiver, as the reference implementation's (promoted from the embedded cache.Cache) has: values of
+// NamespacedCache have it too.
+func (c NamespacedCache) Start(context.Context) error {
 	return nil
 }

@@ -72,7 +72,9 @@ func (c *NamespacedCluster) GetClient() client.Client {
 
 // GetFieldIndexer returns an indexer that registers field indexes on the shared cache, once for all virtual
 // clusters; see Provider.IndexField.
-func (c *NamespacedCluster) GetFieldIndexer() client.FieldIndexer {
+// It has a value receiver, as the reference implementation's (promoted from the embedded cluster.Cluster) has: values of
+// NamespacedCluster have it too.
+func (c NamespacedCluster) GetFieldIndexer() client.FieldIndexer {
 	return fieldIndexer{host: c.host}
 }
 

@@ -1,6 +1,7 @@
 package namespace_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -45,8 +46,18 @@ func TestDiscovery(t *testing.T) {
 		t.Fatal("Get returned another instance than the engaged one")
 	}
 
-	if err := p.Start(t.Context(), rec); err == nil {
-		t.Fatal("a second Start while running succeeded")
+	// A second Start while the first runs (the reference's examples start the provider beside the manager, which
+	// starts it too) runs no second discovery: it engages nothing again and returns nil once its context ends.
+	second, stopSecond := context.WithCancel(t.Context())
+	secondDone := make(chan error, 1)
+	go func() { secondDone <- p.Start(second, rec) }()
+	harness.Consistently(t, 500*time.Millisecond, "the second Start blocking", func() bool { return len(secondDone) == 0 })
+	stopSecond()
+	if err := <-secondDone; err != nil {
+		t.Fatalf("the second Start returned %v, want nil", err)
+	}
+	if n := rec.engagements(pre); n != 1 {
+		t.Fatalf("%s engaged %d times, want once", pre, n)
 	}
 
 	_, err := p.Get(t.Context(), "disc-no-such-namespace")

@@ -63,7 +63,9 @@ func (i *ScopedInformer) AddEventHandlerWithOptions(handler toolscache.ResourceE
 // other handlers, of this or any virtual cluster, keep receiving their events. After it returns, the handler
 // receives no further event, except one that was already being delivered to it. Removing a handler twice is a
 // no-op; a registration made elsewhere is an error.
-func (i *ScopedInformer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
+// It has a value receiver, as the reference implementation's (promoted from the embedded cache.Informer) has: values of
+// ScopedInformer have it too.
+func (i ScopedInformer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	if err := i.mux.remove(i.namespace, handle); err != nil {
 		return fmt.Errorf("virtual cluster %q: %w", i.cluster, err)
 	}

@@ -39,7 +39,7 @@ type Provider struct {
 
 	mu        sync.RWMutex
 	clusters  map[multicluster.ClusterName]*virtualCluster
-	running   bool               // Start runs (until it has stopped everything it started)
+	running   chan struct{}      // non-nil while Start runs (until it has stopped everything it started), closed then
 	accepting bool               // Start discovers namespaces
 	aware     multicluster.Aware // set while accepting
 
@@ -82,18 +82,31 @@ func New(cl cluster.Cluster) *Provider {
 //     next update of its Namespace tries again.
 //
 // The discovery starts once the shared cluster's cache runs. When ctx ends, every virtual cluster's context is
-// cancelled and Start returns nil once nothing it started runs any more. Start fails if the provider runs already.
+// cancelled and Start returns nil once nothing it started runs any more.
+//
+// The discovery runs at most once at a time. If it runs already, Start does not start it again: it waits for ctx
+// to end and returns nil, or takes over with its own ctx and aware if the running discovery ends first. So a
+// program may start the provider itself beside the manager, which starts it too, as the reference
+// implementation's examples do.
 func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	if aware == nil {
 		return errors.New("namespace provider: cannot start without an Aware to engage clusters with")
 	}
-	p.mu.Lock()
-	if p.running {
+	for {
+		p.mu.Lock()
+		running := p.running
+		if running == nil {
+			p.running, p.accepting, p.aware = make(chan struct{}), true, aware
+			p.mu.Unlock()
+			break
+		}
 		p.mu.Unlock()
-		return errors.New("namespace provider: already started")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-running:
+		}
 	}
-	p.running, p.accepting, p.aware = true, true, aware
-	p.mu.Unlock()
 	p.engageMu.Lock()
 	p.engageClosed = false
 	p.engageMu.Unlock()
@@ -141,7 +154,8 @@ func (p *Provider) stop() {
 	}
 	p.workerWG.Wait()
 	p.mu.Lock()
-	p.running = false
+	close(p.running)
+	p.running = nil
 	p.mu.Unlock()
 }
 

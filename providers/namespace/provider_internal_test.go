@@ -59,7 +59,7 @@ func namespaceObject(name string) *corev1.Namespace {
 func TestNamespaceHandler(t *testing.T) {
 	p := New(stubCluster{})
 	aware := &failingAware{fail: map[multicluster.ClusterName]bool{"flaky": true}, engaged: map[multicluster.ClusterName]context.Context{}}
-	p.running, p.accepting, p.aware = true, true, aware
+	p.running, p.accepting, p.aware = make(chan struct{}), true, aware
 	h := &namespaceHandler{ctx: t.Context(), provider: p}
 	defer p.stop()
 

@@ -20,12 +20,14 @@ var (
 type Provider struct {
 	name    multicluster.ClusterName
 	cluster cluster.Cluster
-	set     clusters.Clusters[cluster.Cluster]
+	// set is a pointer so that Provider stays comparable, as the reference implementation's is.
+	set *clusters.Clusters[cluster.Cluster]
 }
 
 // New returns a provider of cl under name. The provider starts cl when it starts; do not start cl yourself.
 func New(name multicluster.ClusterName, cl cluster.Cluster) *Provider {
-	return &Provider{name: name, cluster: cl, set: clusters.New[cluster.Cluster]()}
+	set := clusters.New[cluster.Cluster]()
+	return &Provider{name: name, cluster: cl, set: &set}
 }
 
 // Start starts the cluster, waits for its cache and engages it, then blocks until ctx ends, which disengages and

@@ -114,8 +114,8 @@ func (r *clusterRegistry) Start(ctx context.Context) error {
 // report logs the names of the registered clusters, then each cluster's API server.
 func (r *clusterRegistry) report() {
 	r.log.Info("Registered clusters", "count", r.clusters.Len(), "clusters", r.clusters.ClusterNames())
-	r.clusters.ForEach(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
+	_ = r.clusters.ForEach(func(name multicluster.ClusterName, cl cluster.Cluster) error {
 		r.log.Info("Registered cluster", "cluster", name, "host", cl.GetConfig().Host)
-		return true
+		return nil
 	})
 }

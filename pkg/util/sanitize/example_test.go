@@ -1,0 +1,18 @@
+package sanitize_test
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/util/sanitize"
+)
+
+// Cluster names from providers become names of Kubernetes objects, such as a Lease per cluster.
+func ExampleDNS1123() {
+	fmt.Println(sanitize.DNS1123("kind#Dev"))
+	fmt.Println(sanitize.DNS1123("/etc/fleet/prod.kubeconfig+admin@prod"))
+	fmt.Println(sanitize.DNS1123("already-valid"))
+	// Output:
+	// kind-dev
+	// etc-fleet-prod.kubeconfig-admin-prod
+	// already-valid
+}
