@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -89,8 +90,8 @@ func NewTypedUnmanaged[request mcreconcile.ClusterAware[request]](name string, m
 		do:               options.Reconciler,
 		cacheSyncTimeout: options.CacheSyncTimeout,
 		log:              options.Logger.WithValues("controller", name),
-		clusters:         map[multicluster.ClusterName]*engagedCluster[request]{},
 	}
+	c.engagements = clusters.NewEngagements(c.disengaged)
 	if gate, ok := mgr.(mcmanager.ClusterWorkGate); ok {
 		c.gate = gate
 	}
@@ -145,11 +146,15 @@ type mcController[request mcreconcile.ClusterAware[request]] struct {
 	do               reconcile.TypedReconciler[request]
 	cacheSyncTimeout time.Duration
 	log              logr.Logger
-	gate             mcmanager.ClusterWorkGate // the manager's, if it has one: every reconcile of a fleet cluster passes it
+	// gate is the manager's: it fences the requests of fleet clusters the controller is not engaged with (the
+	// engagements carry their own gate).
+	gate mcmanager.ClusterWorkGate
 
-	mu       sync.Mutex
-	runCtx   context.Context                               // the context the controller runs with; nil before it starts
-	queue    workqueue.TypedRateLimitingInterface[request] // nil before the controller starts
-	sources  []mcsource.TypedSource[client.Object, request]
-	clusters map[multicluster.ClusterName]*engagedCluster[request]
+	// engagements are the clusters engaged with the controller; their states (Value) are guarded by mu.
+	engagements *clusters.Engagements[clusterWork[request]]
+
+	mu      sync.Mutex
+	runCtx  context.Context                               // the context the controller runs with; nil before it starts
+	queue   workqueue.TypedRateLimitingInterface[request] // nil before the controller starts
+	sources []mcsource.TypedSource[client.Object, request]
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -22,44 +21,46 @@ import (
 // syncRetry paces the restarts of a per-cluster source that did not sync in time.
 var syncRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 2 * time.Minute}
 
-// engagedCluster is one cluster engaged with the controller. It has no context of its own: the engagement's
-// context is the one the cluster was engaged with, and each of its sources runs with a lifetime derived from it
-// (clusters.WithLifetime), which the controller cancels when the engagement ends before that context does.
-type engagedCluster[request mcreconcile.ClusterAware[request]] struct {
-	name    multicluster.ClusterName
-	cluster cluster.Cluster
-	ctx     context.Context // the engagement ends when it ends, unless stopped first
-	// stopped is set when the engagement ends before ctx: the cluster was replaced or the controller stopped
-	// (guarded by the controller's mu).
+// engagement is one cluster engaged with the controller: its context is the one the cluster was engaged with, and
+// each of its sources runs with a lifetime derived from it (clusters.WithLifetime), which the controller cancels
+// when the engagement ends before that context does.
+type engagement[request mcreconcile.ClusterAware[request]] = clusters.Engagement[clusterWork[request]]
+
+// clusterWork is the controller's state of an engaged cluster: its sources and its running reconciles, guarded
+// by the controller's mu.
+type clusterWork[request mcreconcile.ClusterAware[request]] struct {
+	// stopped is set when the engagement ends before its context: the cluster was replaced, failed to engage, or
+	// the controller stopped.
 	stopped bool
-	// cancels cancels the context of each started source, by slot (guarded by the controller's mu).
+	// cancels cancels the context of each started source, by slot.
 	cancels []context.CancelFunc
-	// reconciles cancels the reconciles of the cluster that run now (guarded by the controller's mu).
+	// reconciles cancels the reconciles of the cluster that run now.
 	reconciles []*runningReconcile
 	// pending are the cluster's sources built before the controller started; they start when it starts.
 	pending []clusterSource[request]
-	// unsynced counts the cluster's sources that have not synced yet (guarded by the controller's mu).
+	// unsynced counts the cluster's sources that have not synced yet.
 	unsynced int
 }
 
 // endedLocked reports whether the engagement has ended.
-func (e *engagedCluster[request]) endedLocked() bool {
-	return e.stopped || e.ctx.Err() != nil
+func endedLocked[request mcreconcile.ClusterAware[request]](eng *engagement[request]) bool {
+	return eng.Value.stopped || eng.Ended()
 }
 
-// stopLocked ends the engagement before its context ends: every source of the cluster stops.
-func (e *engagedCluster[request]) stopLocked() {
-	e.stopped = true
-	for _, cancel := range e.cancels {
+// stopLocked ends the engagement before its context ends: every source of the cluster stops, and so does every
+// reconcile of it that runs.
+func (w *clusterWork[request]) stopLocked() {
+	w.stopped = true
+	for _, cancel := range w.cancels {
 		if cancel != nil {
 			cancel()
 		}
 	}
-	e.cancels = nil
-	for _, r := range e.reconciles {
+	w.cancels = nil
+	for _, r := range w.reconciles {
 		r.cancel()
 	}
-	e.reconciles = nil
+	w.reconciles = nil
 }
 
 // clusterSource is the source of one cluster built from a multi-cluster source.
@@ -77,21 +78,23 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if old := c.clusters[name]; old != nil {
-		if old.cluster == cl && !old.endedLocked() {
-			return nil
-		}
-		old.stopLocked()
-		delete(c.clusters, name)
-	}
-	if ctx.Err() != nil || (c.runCtx != nil && c.runCtx.Err() != nil) {
+	if c.runCtx != nil && c.runCtx.Err() != nil {
 		return nil
+	}
+	eng, replaced := c.engagements.Engage(ctx, name, cl)
+	if eng == nil {
+		return nil
+	}
+	if replaced != nil {
+		replaced.Value.stopLocked()
 	}
 
 	var built []clusterSource[request]
 	for _, from := range c.sources {
 		src, ok, err := from.ForCluster(name, cl)
 		if err != nil {
+			c.engagements.Forget(eng)
+			eng.Value.stopLocked()
 			metrics.ClusterErrors.WithLabelValues(name.String(), "controller/"+c.name, "source").Inc()
 			return fmt.Errorf("controller %q: building source %v for cluster %q: %w", c.name, from, name, err)
 		}
@@ -99,11 +102,6 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 			built = append(built, clusterSource[request]{from: from, src: src})
 		}
 	}
-
-	eng := &engagedCluster[request]{name: name, cluster: cl, ctx: ctx}
-	c.clusters[name] = eng
-	// An entry in ctx's list of watchers when ctx is a clusters.WithLifetime, as providers' contexts are.
-	clusters.AfterFunc(ctx, func() { c.forget(eng) })
 	c.log.V(1).Info("Engaged cluster", "cluster", name, "sources", len(built))
 
 	for _, cs := range built {
@@ -112,17 +110,18 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 	return nil
 }
 
-// forget drops the engagement when its context ends, unless the name has been engaged again since.
-func (c *mcController[request]) forget(eng *engagedCluster[request]) {
+// disengaged runs when the context of an engagement ends: the requests still queued for the cluster are dropped,
+// unless the name has been engaged again since, whose requests they are then.
+func (c *mcController[request]) disengaged(eng *engagement[request]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.clusters[eng.name] == eng {
-		delete(c.clusters, eng.name)
-		if forgetter, ok := c.queue.(clusterForgetter); ok {
-			forgetter.ForgetCluster(eng.name)
-		}
-		c.log.V(1).Info("Disengaged cluster", "cluster", eng.name)
+	if c.engagements.Get(eng.Name()) != nil {
+		return
 	}
+	if forgetter, ok := c.queue.(clusterForgetter); ok {
+		forgetter.ForgetCluster(eng.Name())
+	}
+	c.log.V(1).Info("Disengaged cluster", "cluster", eng.Name())
 }
 
 // MultiClusterWatch registers a multi-cluster source and starts it for every cluster engaged so far.
@@ -135,8 +134,9 @@ func (c *mcController[request]) MultiClusterWatch(from mcsource.TypedSource[clie
 
 	c.sources = append(c.sources, from)
 	var errs []error
-	for name, eng := range c.clusters {
-		src, ok, err := from.ForCluster(name, eng.cluster)
+	for _, eng := range c.engagements.All() {
+		name := eng.Name()
+		src, ok, err := from.ForCluster(name, eng.Cluster())
 		if err != nil {
 			metrics.ClusterErrors.WithLabelValues(name.String(), "controller/"+c.name, "source").Inc()
 			errs = append(errs, fmt.Errorf("controller %q: building source %v for cluster %q: %w", c.name, from, name, err))
@@ -150,12 +150,13 @@ func (c *mcController[request]) MultiClusterWatch(from mcsource.TypedSource[clie
 }
 
 // startLocked starts a cluster's source if the controller runs, and keeps it for later otherwise.
-func (c *mcController[request]) startLocked(eng *engagedCluster[request], cs clusterSource[request]) {
-	eng.unsynced++
-	cs.slot = len(eng.cancels)
-	eng.cancels = append(eng.cancels, nil)
+func (c *mcController[request]) startLocked(eng *engagement[request], cs clusterSource[request]) {
+	w := &eng.Value
+	w.unsynced++
+	cs.slot = len(w.cancels)
+	w.cancels = append(w.cancels, nil)
 	if c.queue == nil {
-		eng.pending = append(eng.pending, cs)
+		w.pending = append(w.pending, cs)
 		return
 	}
 	go c.runSource(eng, cs)
@@ -163,25 +164,26 @@ func (c *mcController[request]) startLocked(eng *engagedCluster[request], cs clu
 
 // sourceContext returns a new context for the source in slot, derived from the engagement's, after cancelling the
 // slot's previous one. It returns false if the engagement has ended.
-func (c *mcController[request]) sourceContext(eng *engagedCluster[request], slot int) (context.Context, bool) {
+func (c *mcController[request]) sourceContext(eng *engagement[request], slot int) (context.Context, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if slot < len(eng.cancels) && eng.cancels[slot] != nil {
-		eng.cancels[slot]()
-		eng.cancels[slot] = nil
+	w := &eng.Value
+	if slot < len(w.cancels) && w.cancels[slot] != nil {
+		w.cancels[slot]()
+		w.cancels[slot] = nil
 	}
-	if eng.endedLocked() {
+	if endedLocked(eng) {
 		return nil, false
 	}
-	ctx, cancel := clusters.WithLifetime(eng.ctx)
-	eng.cancels[slot] = cancel
+	ctx, cancel := clusters.WithLifetime(eng.Context())
+	w.cancels[slot] = cancel
 	return ctx, true
 }
 
 // runSource starts one cluster's source and waits for it to sync, within the cache sync timeout. A source that
 // fails to start or sync is logged, counted and restarted with backoff until it syncs or the cluster's engagement
 // ends. It returns once the source has synced; the source itself lives on until the engagement ends.
-func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clusterSource[request]) {
+func (c *mcController[request]) runSource(eng *engagement[request], cs clusterSource[request]) {
 	srcCtx, ok := c.sourceContext(eng, cs.slot)
 	if !ok {
 		return
@@ -193,10 +195,10 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 		if err == nil {
 			metrics.SourceSyncDuration.WithLabelValues(c.name).Observe(time.Since(started).Seconds())
 			if log := c.log.V(1); log.Enabled() {
-				log.Info("Source synced", "cluster", eng.name, "source", fmt.Sprint(cs.src), "attempt", attempt)
+				log.Info("Source synced", "cluster", eng.Name(), "source", fmt.Sprint(cs.src), "attempt", attempt)
 			}
 			c.mu.Lock()
-			eng.unsynced--
+			eng.Value.unsynced--
 			c.mu.Unlock()
 			// The source runs until srcCtx ends: with the engagement, or when the engagement is stopped.
 			return
@@ -207,8 +209,8 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 		}
 
 		delay := backoff.Step()
-		metrics.ClusterErrors.WithLabelValues(eng.name.String(), "controller/"+c.name, "sync").Inc()
-		c.log.Error(err, "Source of cluster did not sync, restarting it", "cluster", eng.name, "source", fmt.Sprint(cs.src),
+		metrics.ClusterErrors.WithLabelValues(eng.Name().String(), "controller/"+c.name, "sync").Inc()
+		c.log.Error(err, "Source of cluster did not sync, restarting it", "cluster", eng.Name(), "source", fmt.Sprint(cs.src),
 			"attempt", attempt, "timeout", c.cacheSyncTimeout, "retryAfter", delay)
 		timer := time.NewTimer(delay)
 		select {
@@ -218,9 +220,9 @@ func (c *mcController[request]) runSource(eng *engagedCluster[request], cs clust
 		case <-timer.C:
 		}
 
-		src, ok, err := cs.from.ForCluster(eng.name, eng.cluster)
+		src, ok, err := cs.from.ForCluster(eng.Name(), eng.Cluster())
 		if err != nil || !ok {
-			c.log.Error(err, "Cannot rebuild the source of cluster, giving up on it", "cluster", eng.name, "source", fmt.Sprint(cs.src))
+			c.log.Error(err, "Cannot rebuild the source of cluster, giving up on it", "cluster", eng.Name(), "source", fmt.Sprint(cs.src))
 			return
 		}
 		cs.src = src
@@ -258,11 +260,10 @@ func (c *mcController[request]) UnsyncedClusters() []multicluster.ClusterName {
 		return nil
 	}
 	var names []multicluster.ClusterName
-	for name, eng := range c.clusters {
-		if eng.unsynced > 0 && !eng.endedLocked() {
-			names = append(names, name)
+	for _, eng := range c.engagements.All() {
+		if eng.Value.unsynced > 0 && !eng.Value.stopped {
+			names = append(names, eng.Name())
 		}
 	}
-	slices.Sort(names)
 	return names
 }

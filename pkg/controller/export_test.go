@@ -8,9 +8,8 @@ func EngagementsOf(c Controller) (engagements, reconciles int) {
 	mc := c.(*mcController[mcreconcile.Request])
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	for _, eng := range mc.clusters {
-		engagements++
-		reconciles += len(eng.reconciles)
+	for _, eng := range mc.engagements.All() {
+		reconciles += len(eng.Value.reconciles)
 	}
-	return engagements, reconciles
+	return mc.engagements.Len(), reconciles
 }

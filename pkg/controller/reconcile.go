@@ -14,19 +14,20 @@ import (
 )
 
 // reconcilerFor returns the reconciler the inner controller calls: it drops requests of clusters that have left or
-// that the manager's coordinator does not let this process work on now, puts the cluster name in the context and
-// cancels the reconcile if its cluster leaves while it runs.
+// that this process must not work on now, puts the cluster name in the context and cancels the reconcile if its
+// cluster leaves while it runs.
 func (c *mcController[request]) reconcilerFor() reconcile.TypedReconciler[request] {
 	return reconcile.TypedFunc[request](c.reconcile)
 }
 
 func (c *mcController[request]) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	name := req.Cluster()
+	eng := c.engagements.Get(name)
 
-	if c.gate != nil && name != mcmanager.LocalCluster {
+	if gate := c.gateOf(eng, name); gate != nil {
 		// A fencing coordinator (sharding) decides whether this process may work on the cluster now, and waits for
 		// the reconciles it let start before it lets another process take the cluster.
-		workCtx, done, ok := c.gate.StartClusterWork(ctx, name)
+		workCtx, done, ok := gate.StartWork(ctx)
 		if !ok {
 			metrics.DroppedRequests.WithLabelValues(c.name).Inc()
 			c.log.V(1).Info("Dropping request of a cluster this process does not work on now", "cluster", name, "request", req.String())
@@ -35,13 +36,6 @@ func (c *mcController[request]) reconcile(ctx context.Context, req request) (rec
 		defer done()
 		ctx = workCtx
 	}
-
-	c.mu.Lock()
-	eng := c.clusters[name]
-	if eng != nil && eng.endedLocked() {
-		eng = nil
-	}
-	c.mu.Unlock()
 
 	if eng != nil {
 		var cancel context.CancelFunc
@@ -53,7 +47,7 @@ func (c *mcController[request]) reconcile(ctx context.Context, req request) (rec
 		defer c.untrackReconcile(eng, running)
 		// ... or when its context ends: an entry in the context's list of watchers when it is a
 		// clusters.WithLifetime, not a child registration that would stay allocated in it.
-		defer clusters.AfterFunc(eng.ctx, cancel)()
+		defer clusters.AfterFunc(eng.Context(), cancel)()
 	} else if _, err := c.mgr.GetCluster(ctx, name); errors.Is(err, multicluster.ErrClusterNotFound) {
 		// The cluster is gone: the request was queued before it left.
 		metrics.DroppedRequests.WithLabelValues(c.name).Inc()
@@ -64,6 +58,30 @@ func (c *mcController[request]) reconcile(ctx context.Context, req request) (rec
 	return c.do.Reconcile(mccontext.WithCluster(ctx, name), req)
 }
 
+// gateOf returns the gate a reconcile of the named cluster passes, or nil if the work on it is not fenced: the
+// gate the coordinator attached to the engagement; for a fleet cluster the controller is not engaged with, the
+// manager's, which asks its coordinator.
+func (c *mcController[request]) gateOf(eng *engagement[request], name multicluster.ClusterName) clusters.WorkGate {
+	switch {
+	case eng != nil:
+		return eng.Gate()
+	case c.gate == nil || name == mcmanager.LocalCluster:
+		return nil
+	default:
+		return namedGate{gate: c.gate, name: name}
+	}
+}
+
+// namedGate is the manager's gate for one cluster.
+type namedGate struct {
+	gate mcmanager.ClusterWorkGate
+	name multicluster.ClusterName
+}
+
+func (g namedGate) StartWork(ctx context.Context) (context.Context, func(), bool) {
+	return g.gate.StartClusterWork(ctx, g.name)
+}
+
 // runningReconcile is a reconcile of an engaged cluster that runs now.
 type runningReconcile struct {
 	cancel context.CancelFunc
@@ -71,31 +89,32 @@ type runningReconcile struct {
 
 // trackReconcile records a reconcile of the engagement, which stopping the engagement cancels; if the engagement
 // has been stopped already, it cancels the reconcile at once.
-func (c *mcController[request]) trackReconcile(eng *engagedCluster[request], r *runningReconcile) {
+func (c *mcController[request]) trackReconcile(eng *engagement[request], r *runningReconcile) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if eng.stopped {
+	if eng.Value.stopped {
 		r.cancel()
 		return
 	}
-	eng.reconciles = append(eng.reconciles, r)
+	eng.Value.reconciles = append(eng.Value.reconciles, r)
 }
 
 // untrackReconcile forgets a finished reconcile of the engagement; the list is released when it is empty.
-func (c *mcController[request]) untrackReconcile(eng *engagedCluster[request], r *runningReconcile) {
+func (c *mcController[request]) untrackReconcile(eng *engagement[request], r *runningReconcile) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, running := range eng.reconciles {
+	w := &eng.Value
+	for i, running := range w.reconciles {
 		if running != r {
 			continue
 		}
-		last := len(eng.reconciles) - 1
-		eng.reconciles[i] = eng.reconciles[last]
-		eng.reconciles[last] = nil
-		eng.reconciles = eng.reconciles[:last]
+		last := len(w.reconciles) - 1
+		w.reconciles[i] = w.reconciles[last]
+		w.reconciles[last] = nil
+		w.reconciles = w.reconciles[:last]
 		break
 	}
-	if len(eng.reconciles) == 0 {
-		eng.reconciles = nil
+	if len(w.reconciles) == 0 {
+		w.reconciles = nil
 	}
 }

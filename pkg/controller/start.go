@@ -48,20 +48,21 @@ func (c *mcController[request]) queueCreated(q workqueue.TypedRateLimitingInterf
 	if c.runCtx != nil {
 		context.AfterFunc(c.runCtx, c.stopAll)
 	}
-	for _, eng := range c.clusters {
-		pending := eng.pending
-		eng.pending = nil
+	for _, eng := range c.engagements.All() {
+		pending := eng.Value.pending
+		eng.Value.pending = nil
 		for _, cs := range pending {
 			go c.runSource(eng, cs)
 		}
 	}
 }
 
-// stopAll ends every engagement; it runs when the controller stops.
+// stopAll ends and forgets every engagement; it runs when the controller stops.
 func (c *mcController[request]) stopAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, eng := range c.clusters {
-		eng.stopLocked()
+	for _, eng := range c.engagements.All() {
+		c.engagements.Forget(eng)
+		eng.Value.stopLocked()
 	}
 }

@@ -28,11 +28,8 @@ func (m *mcManager) GetCluster(ctx context.Context, clusterName multicluster.Clu
 	if clusterName == LocalCluster {
 		return m.Manager, nil
 	}
-	m.mu.RLock()
-	eng := m.clusters[clusterName]
-	m.mu.RUnlock()
-	if eng != nil && eng.ctx.Err() == nil {
-		return eng.cluster, nil
+	if eng := m.engagements.Get(clusterName); eng != nil {
+		return eng.Cluster(), nil
 	}
 	if m.provider == nil {
 		return nil, fmt.Errorf("cluster %q: %w", clusterName, multicluster.ErrClusterNotFound)

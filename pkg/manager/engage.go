@@ -26,28 +26,16 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 	if cl == nil {
 		return fmt.Errorf("cluster %q: cannot engage a nil cluster", name)
 	}
-	if ctx.Err() != nil {
-		return nil //nolint:nilerr // a cluster whose lifetime has ended already is not engaged: a no-op, not an error
-	}
-
-	m.mu.Lock()
-	old := m.clusters[name]
-	if old != nil && old.cluster == cl && old.ctx.Err() == nil {
-		m.mu.Unlock()
+	eng, replaced := m.engagements.Engage(ctx, name, cl)
+	if eng == nil {
 		return nil
 	}
-	eng := &engagement{ctx: ctx, cluster: cl}
-	m.clusters[name] = eng
-	m.mu.Unlock()
-
-	if old == nil {
+	if replaced == nil {
 		metrics.EngagedClusters.Inc()
 		metrics.ClusterEngagements.WithLabelValues("engaged").Inc()
 	} else {
 		metrics.ClusterEngagements.WithLabelValues("replaced").Inc()
 	}
-	// An entry in ctx's list of watchers when ctx is a clusters.WithLifetime, as providers' contexts are.
-	clusters.AfterFunc(ctx, func() { m.forget(name, eng) })
 
 	if err := m.coordinator.Engage(ctx, name, cl); err != nil {
 		metrics.ClusterEngagements.WithLabelValues("error").Inc()
@@ -57,14 +45,9 @@ func (m *mcManager) Engage(ctx context.Context, name multicluster.ClusterName, c
 	return nil
 }
 
-// forget removes the engagement when its context ends, unless the name has been engaged again since.
-func (m *mcManager) forget(name multicluster.ClusterName, eng *engagement) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.clusters[name] == eng {
-		delete(m.clusters, name)
-		metrics.EngagedClusters.Dec()
-	}
+// disengaged accounts for an engagement whose context ended (and that no other engagement of its name replaced).
+func disengaged(*clusters.Engagement[struct{}]) {
+	metrics.EngagedClusters.Dec()
 }
 
 // Add adds a cluster-aware runnable to the host manager and registers it with the coordinator, which engages it

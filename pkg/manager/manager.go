@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -123,7 +124,7 @@ func WithMultiCluster(mgr manager.Manager, provider multicluster.Provider, mcOpt
 		Manager:                     mgr,
 		provider:                    provider,
 		providerNeedsLeaderElection: true,
-		clusters:                    map[multicluster.ClusterName]*engagement{},
+		engagements:                 clusters.NewEngagements(disengaged),
 	}
 	for _, opt := range mcOpts {
 		opt(m)
@@ -151,16 +152,12 @@ type mcManager struct {
 	// runnable goes through it.
 	coordinator Coordinator
 
-	// mu guards clusters and awares; it is never held while calling out.
-	mu       sync.RWMutex
-	clusters map[multicluster.ClusterName]*engagement
-	awares   []multicluster.Aware
-}
+	// engagements are the clusters the provider engaged with the manager, which GetCluster answers.
+	engagements *clusters.Engagements[struct{}]
 
-// engagement is one cluster engaged with the manager, for the lifetime of ctx.
-type engagement struct {
-	ctx     context.Context
-	cluster cluster.Cluster
+	// mu guards awares; it is never held while calling out.
+	mu     sync.RWMutex
+	awares []multicluster.Aware
 }
 
 var (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -20,21 +21,17 @@ type Coordinator struct {
 	// cluster engaged exactly once and in order.
 	fanout sync.Mutex
 
-	// mu guards clusters and awares; it is never held while calling out.
-	mu       sync.Mutex
-	clusters map[multicluster.ClusterName]*engagement
-	awares   []multicluster.Aware
-}
+	// engagements are the clusters engaged so far, replayed to Awares registered later.
+	engagements clusters.Engagements[struct{}]
 
-// engagement is one cluster engaged for the lifetime of ctx.
-type engagement struct {
-	ctx     context.Context
-	cluster cluster.Cluster
+	// mu guards awares; it is never held while calling out.
+	mu     sync.Mutex
+	awares []multicluster.Aware
 }
 
 // New returns a coordinator that engages every Aware with every cluster.
 func New() *Coordinator {
-	return &Coordinator{clusters: map[multicluster.ClusterName]*engagement{}}
+	return &Coordinator{}
 }
 
 // AddAware registers an Aware and engages it with every cluster engaged so far. Failures to engage it are dropped;
@@ -52,22 +49,12 @@ func (c *Coordinator) RegisterAware(aware multicluster.Aware) error {
 
 	c.mu.Lock()
 	c.awares = append(c.awares, aware)
-	type named struct {
-		name multicluster.ClusterName
-		eng  *engagement
-	}
-	live := make([]named, 0, len(c.clusters))
-	for name, eng := range c.clusters {
-		if eng.ctx.Err() == nil {
-			live = append(live, named{name, eng})
-		}
-	}
 	c.mu.Unlock()
 
 	var errs []error
-	for _, n := range live {
-		if err := aware.Engage(n.eng.ctx, n.name, n.eng.cluster); err != nil {
-			errs = append(errs, fmt.Errorf("engaging cluster %q: %w", n.name, err))
+	for _, eng := range c.engagements.All() {
+		if err := aware.Engage(eng.Context(), eng.Name(), eng.Cluster()); err != nil {
+			errs = append(errs, fmt.Errorf("engaging cluster %q: %w", eng.Name(), err))
 		}
 	}
 	return errors.Join(errs...)
@@ -79,22 +66,15 @@ func (c *Coordinator) RegisterAware(aware multicluster.Aware) error {
 // others are engaged all the same and the error names the cluster; the caller then cancels ctx, which disengages
 // the cluster everywhere.
 func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
-	if ctx.Err() != nil {
-		return nil
-	}
 	c.fanout.Lock()
 	defer c.fanout.Unlock()
 
-	c.mu.Lock()
-	if old := c.clusters[name]; old != nil && old.cluster == cl && old.ctx.Err() == nil {
-		c.mu.Unlock()
+	if eng, _ := c.engagements.Engage(ctx, name, cl); eng == nil {
 		return nil
 	}
-	eng := &engagement{ctx: ctx, cluster: cl}
-	c.clusters[name] = eng
-	awares := append([]multicluster.Aware(nil), c.awares...)
+	c.mu.Lock()
+	awares := slices.Clone(c.awares)
 	c.mu.Unlock()
-	clusters.AfterFunc(ctx, func() { c.forget(name, eng) })
 
 	var errs []error
 	for _, aware := range awares {
@@ -106,15 +86,6 @@ func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName,
 		return fmt.Errorf("engaging cluster %q: %w", name, errors.Join(errs...))
 	}
 	return nil
-}
-
-// forget drops the engagement when its context ends, unless the name has been engaged again since.
-func (c *Coordinator) forget(name multicluster.ClusterName, eng *engagement) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.clusters[name] == eng {
-		delete(c.clusters, name)
-	}
 }
 
 // Runnable returns nil: the basic coordinator has nothing to run.

@@ -30,10 +30,8 @@ func (c *Coordinator) rehashLocked(now time.Time) {
 	desired := map[multicluster.ClusterName]bool{}
 	if !c.state.stopping && len(members) > 0 {
 		var names []string
-		for name, s := range c.shards {
-			if !s.gone && s.ctx != nil {
-				names = append(names, name.String())
-			}
+		for _, name := range c.fleet.Names() {
+			names = append(names, name.String())
 		}
 		if a, ok := c.sharder.(sharder.Assigner); ok {
 			for cl, peer := range a.Assign(names, members) {

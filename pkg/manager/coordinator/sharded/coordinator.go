@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/sharder"
@@ -33,6 +34,9 @@ type Coordinator struct {
 	// fanout serialises engaging Awares with clusters (activations and registrations), so that every Aware sees
 	// each activation once, in order. It is taken before mu, never after.
 	fanout sync.Mutex
+
+	// fleet are the clusters engaged with the coordinator: the clusters to split between the replicas.
+	fleet *clusters.Engagements[struct{}]
 
 	mu      sync.Mutex
 	awares  []multicluster.Aware
@@ -65,6 +69,7 @@ var (
 	_ mcmanager.Coordinator     = &Coordinator{}
 	_ mcmanager.AwareRegistrar  = &Coordinator{}
 	_ mcmanager.ClusterWorkGate = &Coordinator{}
+	_ clusters.WorkGate         = &shardGate{}
 )
 
 // New returns a sharded coordinator that keeps its fences in the host cluster kube talks to. kube must read from
@@ -80,6 +85,7 @@ func New(kube client.Client, log logr.Logger, opts ...Option) *Coordinator {
 		shards:  map[multicluster.ClusterName]*shard{},
 		kickCh:  make(chan struct{}, 1),
 	}
+	c.fleet = clusters.NewEngagements(c.clusterGone)
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -173,35 +179,28 @@ func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName,
 	if cl == nil {
 		return fmt.Errorf("cluster %q: cannot engage a nil cluster", name)
 	}
-	select {
-	case <-ctx.Done():
-		return nil // the cluster has gone already
-	default:
-	}
 	c.mu.Lock()
-	s := c.shards[name]
-	if s == nil {
-		s = &shard{name: name}
-		c.shards[name] = s
-	}
-	if s.ctx != nil && s.ctx.Err() == nil && s.cl == cl {
+	eng, _ := c.fleet.Engage(ctx, name, cl)
+	if eng == nil {
 		c.mu.Unlock()
 		return nil
 	}
+	s := c.shards[name]
+	if s == nil {
+		s = &shard{name: name}
+		s.gate = shardGate{c: c, s: s}
+		c.shards[name] = s
+	}
 	// An owned cluster engaged again (a new instance, or the same one with a new context) is engaged again at once.
 	replace := s.phase == active
-	s.ctx, s.cl, s.gone = ctx, cl, false
-	s.gen++
-	gen := s.gen
 	c.state.dirty = true
 	var a activation
 	var stopOld context.CancelFunc
 	if replace {
 		stopOld = s.stop
-		a = c.activateLocked(s)
+		a = c.activateLocked(s, eng)
 	}
 	c.mu.Unlock()
-	context.AfterFunc(ctx, func() { c.clusterGone(name, gen) })
 
 	if replace {
 		c.log.Info("Replacing an owned cluster with a new instance", "cluster", name)
@@ -212,13 +211,10 @@ func (c *Coordinator) Engage(ctx context.Context, name multicluster.ClusterName,
 	return nil
 }
 
-// clusterGone marks a cluster whose engagement ended; the loop drains and releases it.
-func (c *Coordinator) clusterGone(name multicluster.ClusterName, gen uint64) {
+// clusterGone runs when a cluster's engagement ends; the loop drains and releases it.
+func (c *Coordinator) clusterGone(*clusters.Engagement[struct{}]) {
 	c.mu.Lock()
-	if s := c.shards[name]; s != nil && s.gen == gen {
-		s.gone = true
-		c.state.dirty = true
-	}
+	c.state.dirty = true
 	c.mu.Unlock()
 	c.kick()
 }
@@ -241,11 +237,31 @@ func (r *loopRunnable) NeedLeaderElection() bool { return false }
 
 // StartClusterWork lets work on the cluster start only while this replica owns it and its fence is valid (its last
 // renewal is younger than the renew deadline). The work's context ends when this replica stops working on the
-// cluster; the cluster is not released before done has been called for every work started.
+// cluster; the cluster is not released before done has been called for every work started. The engagements the
+// coordinator makes carry the same gate for their cluster (clusters.WorkGateFrom), which controllers use.
 func (c *Coordinator) StartClusterWork(ctx context.Context, name multicluster.ClusterName) (context.Context, func(), bool) {
 	c.mu.Lock()
 	s := c.shards[name]
-	if s == nil || s.phase != active || c.fence == nil || !validAt(time.Now(), c.fence.validUntil(name)) {
+	c.mu.Unlock()
+	if s == nil {
+		return ctx, nil, false
+	}
+	return s.gate.StartWork(ctx)
+}
+
+// shardGate is the gate of a shard's work (clusters.WorkGate): it travels with the engagements of the cluster
+// (clusters.WithWorkGate), so that a controller passes each reconcile through it without looking the cluster up.
+type shardGate struct {
+	c *Coordinator
+	s *shard
+}
+
+// StartWork lets work on the cluster start only while this replica owns it and its fence is valid; see
+// StartClusterWork.
+func (g *shardGate) StartWork(ctx context.Context) (context.Context, func(), bool) {
+	c, s := g.c, g.s
+	c.mu.Lock()
+	if s.phase != active || c.fence == nil || !validAt(time.Now(), c.fence.validUntil(s.name)) {
 		c.mu.Unlock()
 		return ctx, nil, false
 	}

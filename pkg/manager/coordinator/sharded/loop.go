@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/internal/leases"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/peers"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -157,9 +158,17 @@ func (c *Coordinator) round(ctx context.Context) {
 	}
 }
 
-// wantLocked reports whether this replica should own the cluster now.
-func (c *Coordinator) wantLocked(s *shard) bool {
-	return c.state.desired[s.name] && !s.gone && s.ctx != nil && !c.state.stopping
+// wantLocked returns the cluster's engagement if this replica should own the cluster now, nil otherwise.
+func (c *Coordinator) wantLocked(s *shard) *clusters.Engagement[struct{}] {
+	if !c.state.desired[s.name] || c.state.stopping {
+		return nil
+	}
+	return c.fleet.Get(s.name)
+}
+
+// goneLocked reports whether the cluster's engagement has ended.
+func (c *Coordinator) goneLocked(s *shard) bool {
+	return c.fleet.Get(s.name) == nil
 }
 
 // expireLocked stops the work on every owned cluster whose fence is no longer valid.
@@ -209,23 +218,25 @@ func (c *Coordinator) drainLocked(s *shard, now time.Time, lost bool) {
 	}
 }
 
-// activateLocked makes the cluster owned and returns the engagement to make.
-func (c *Coordinator) activateLocked(s *shard) activation {
-	act, stop := context.WithCancel(s.ctx)
-	s.act, s.stop = act, stop
+// activateLocked makes the cluster owned and returns the engagement to make: with a context that ends when this
+// replica stops working on the cluster, and carries the shard's gate.
+func (c *Coordinator) activateLocked(s *shard, eng *clusters.Engagement[struct{}]) activation {
+	act, stop := context.WithCancel(eng.Context())
+	s.act, s.cl, s.stop = clusters.WithWorkGate(act, &s.gate), eng.Cluster(), stop
 	s.phase = active
 	s.lost = false
-	return activation{shard: s, ctx: act, cl: s.cl}
+	return activation{shard: s, ctx: s.act, cl: s.cl}
 }
 
 // stepLocked moves every cluster along its state machine (see phase) and returns the clusters to engage again.
 func (c *Coordinator) stepLocked(now time.Time) []activation {
 	var acts []activation
 	for name, s := range c.shards {
-		want := c.wantLocked(s)
+		eng := c.wantLocked(s)
+		want := eng != nil
 		switch s.phase {
 		case idle:
-			if s.gone && s.inFlight == 0 {
+			if s.inFlight == 0 && c.goneLocked(s) {
 				delete(c.shards, name)
 				continue
 			}
@@ -240,7 +251,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 			}
 		case active:
 			if !want {
-				c.log.Info("Draining cluster: no longer assigned to this replica", "cluster", name, "gone", s.gone, "stopping", c.state.stopping)
+				c.log.Info("Draining cluster: no longer assigned to this replica", "cluster", name, "gone", c.goneLocked(s), "stopping", c.state.stopping)
 				c.drainLocked(s, now, false)
 			}
 		case draining:
@@ -250,7 +261,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 			valid := validAt(now, c.fence.validUntil(name))
 			switch {
 			case want && !s.lost && valid && !now.Before(s.retryAt):
-				acts = append(acts, c.activateLocked(s))
+				acts = append(acts, c.activateLocked(s, eng))
 			case want && s.lost:
 				s.phase = claiming
 				s.since = now
@@ -259,7 +270,7 @@ func (c *Coordinator) stepLocked(now time.Time) []activation {
 			}
 		case releasing:
 			if want && !s.lost && validAt(now, c.fence.validUntil(name)) && !now.Before(s.retryAt) {
-				acts = append(acts, c.activateLocked(s))
+				acts = append(acts, c.activateLocked(s, eng))
 			}
 		}
 	}
@@ -298,7 +309,7 @@ func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
 		metrics.ShardHandoffDuration.WithLabelValues(c.id, "release").Observe(now.Sub(s.since).Seconds())
 		s.phase = idle
 		s.lost = false
-		if s.gone {
+		if c.goneLocked(s) {
 			delete(c.shards, name)
 		}
 	}
@@ -313,7 +324,8 @@ func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
 		if s == nil || s.phase != claiming {
 			continue
 		}
-		if !c.wantLocked(s) {
+		eng := c.wantLocked(s)
+		if eng == nil {
 			s.phase = releasing
 			s.since = now
 			continue
@@ -321,7 +333,7 @@ func (c *Coordinator) applyLocked(res roundResult, now time.Time) []activation {
 		c.log.Info("Acquired cluster", "cluster", name, "after", now.Sub(s.since).String())
 		metrics.ShardHandoffs.WithLabelValues(c.id, "acquired").Inc()
 		metrics.ShardHandoffDuration.WithLabelValues(c.id, "acquire").Observe(now.Sub(s.since).Seconds())
-		acts = append(acts, c.activateLocked(s))
+		acts = append(acts, c.activateLocked(s, eng))
 	}
 	return acts
 }

@@ -47,22 +47,20 @@ func (p phase) String() string {
 	}
 }
 
-// shard is a cluster of the fleet and this replica's ownership of it. It is guarded by the coordinator's mu.
+// shard is a cluster of the fleet and this replica's ownership of it. It is guarded by the coordinator's mu. The
+// fleet's engagement of the cluster is kept apart, in the coordinator's fleet: a shard outlives it while it drains.
 type shard struct {
 	name multicluster.ClusterName
-
-	// ctx and cl are the provider's engagement of the cluster; gone is set when ctx ends. gen counts engagements.
-	ctx  context.Context
-	cl   cluster.Cluster
-	gen  uint64
-	gone bool
 
 	phase phase
 	since time.Time // when the current claim started, or the drain
 
-	// act is the context the Awares are engaged with while this replica owns the cluster; stop ends it.
+	// act is the context the Awares are engaged with while this replica owns the cluster, cl the cluster they are
+	// engaged with; stop ends act. act carries gate, through which the Awares' work on the cluster passes.
 	act  context.Context
+	cl   cluster.Cluster
 	stop context.CancelFunc
+	gate shardGate
 	// inFlight counts the reconciles started and not yet returned.
 	inFlight int
 
