@@ -12,6 +12,13 @@ engaged like any controller (a cluster stays registered while the context it was
 Get for a provider that hands out clusters something else runs. Its methods have the signatures of the reference
 implementation's Registry (v0.24).
 
+Engagements is the bookkeeping of the clusters engaged with one component, which the manager, the coordinators and
+the controllers share (and custom coordinators can use): a name → engagement map with the rules of
+multicluster.Aware.Engage (the same instance again is a no-op, another instance replaces, an engagement is
+forgotten once its context ends, and the end of a replaced engagement never removes its replacement). A coordinator
+that fences the work on a cluster attaches a WorkGate to the engagement's context (WithWorkGate); it travels with
+the engagement down to the controllers.
+
 WithLifetime makes the context of an engaged cluster (Clusters gives every cluster one): a context.WithCancel
 whose end the layers that engage the cluster watch cheaply, through AfterFunc (this package's), with an entry in a
 list instead of a context and a context.AfterFunc registration each.

@@ -15,6 +15,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -147,5 +148,56 @@ func TestReconcilePassesTheCoordinatorsGate(t *testing.T) {
 	defer mu.Unlock()
 	if len(calls) != 2 || calls[0] != "" || calls[1] != "mine" {
 		t.Errorf("the reconciler ran for %q, want the host and mine only", calls)
+	}
+}
+
+// engagementGate is the gate a fencing coordinator attaches to its engagement of one cluster.
+type engagementGate struct {
+	of   *gateCoordinator
+	name multicluster.ClusterName
+}
+
+func (g engagementGate) StartWork(ctx context.Context) (context.Context, func(), bool) {
+	return g.of.StartClusterWork(ctx, g.name)
+}
+
+// The gate a coordinator attaches to an engagement travels with it: every reconcile of the engaged cluster passes
+// that gate, although the manager's coordinator (the default) fences nothing. Refused requests are dropped;
+// allowed ones run and are reported done when they return.
+func TestReconcilePassesTheEngagementsGate(t *testing.T) {
+	gate := &gateCoordinator{allowed: map[multicluster.ClusterName]bool{"mine": true}}
+	r := newRecorder()
+	c, err := mccontroller.NewUnmanaged("engagement-gated", newManager(t), mccontroller.Options{Reconciler: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []multicluster.ClusterName{"mine", "theirs"} {
+		ctx := clusters.WithWorkGate(t.Context(), engagementGate{of: gate, name: name})
+		if err := c.Engage(ctx, name, &fakeCluster{name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Engage(t.Context(), "open", &fakeCluster{name: "open"}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, name := range []multicluster.ClusterName{"theirs", "mine", "open"} {
+		if _, err := c.Reconcile(t.Context(), request(name, "obj")); err != nil {
+			t.Fatalf("Reconcile(%s) error = %v", name, err)
+		}
+	}
+	if got := r.next(t); got.req.ClusterName != "mine" {
+		t.Errorf("reconciled %v first, want the request of mine (theirs is refused by its gate)", got.req)
+	}
+	if got := r.next(t); got.req.ClusterName != "open" {
+		t.Errorf("reconciled %v, want the request of the cluster engaged without a gate", got.req)
+	}
+	r.none(t)
+	inFlight, asked := gate.state()
+	if inFlight != 0 {
+		t.Errorf("work in flight after the reconciles returned = %d, want 0", inFlight)
+	}
+	if len(asked) != 2 || asked[0] != "theirs" || asked[1] != "mine" {
+		t.Errorf("the gate was asked for %q, want theirs then mine (never the cluster engaged without it)", asked)
 	}
 }

@@ -39,10 +39,12 @@ type AwareRegistrar interface {
 }
 
 // ClusterWorkGate is implemented by Coordinators that fence the work done for a cluster, and by the Manager, which
-// forwards to its coordinator (and lets all work start if the coordinator does not fence). Controllers of
-// pkg/controller pass every reconcile of a request for a cluster of the fleet through it: a request whose cluster
-// this process must not work on now is dropped, and the coordinator knows when every reconcile it let start has
-// returned.
+// forwards to its coordinator (and lets all work start if the coordinator does not fence). A fencing coordinator
+// also attaches a gate for the cluster to the context of every engagement it makes (clusters.WithWorkGate): the
+// gate travels with the engagement, and controllers of pkg/controller pass every reconcile of an engaged cluster
+// through it. They ask the manager's ClusterWorkGate, by name, only for requests of fleet clusters they are not
+// engaged with. Either way a request whose cluster this process must not work on now is dropped, and the
+// coordinator knows when every reconcile it let start has returned.
 type ClusterWorkGate interface {
 	// StartClusterWork is called before work for the named cluster starts. If ok is false the work must not start.
 	// Otherwise the work runs with workCtx, derived from ctx, which ends when the process must stop working on the

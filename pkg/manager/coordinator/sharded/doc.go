@@ -31,8 +31,9 @@ concurrency; that costs a Lease write per cluster per renew interval instead of 
 
 # Guarantees
 
-  - Single writer. A replica lets a reconcile start (mcmanager.ClusterWorkGate, which every controller of
-    pkg/controller passes) only for a cluster it owns and only while its fence is valid: renewed less than the renew
+  - Single writer. A replica lets a reconcile start (through the gate it attaches to each engagement,
+    clusters.WorkGate, which every controller of pkg/controller passes; mcmanager.ClusterWorkGate by name) only
+    for a cluster it owns and only while its fence is valid: renewed less than the renew
     deadline (lease duration minus renew interval) ago, measured on the monotonic clock from when the renewal was
     sent. Another replica takes a cluster only when the owner's fence released it, or when it has seen that fence
     unchanged for the whole lease duration, which ends after the owner stopped. A replica that gives a cluster up

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/sharder"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
@@ -272,6 +273,45 @@ func TestStateLostFenceMustBeReacquired(t *testing.T) {
 	}
 	if h.f.claimed["x"] < 2 {
 		t.Error("x was worked on again without a new claim")
+	}
+}
+
+// The engagements the coordinator makes carry its gate for their cluster (the gate a controller passes every
+// reconcile of the engagement through): it lets work start while the cluster is owned, tells that work to stop when
+// the cluster is drained, refuses new work then, and the cluster is released only once that work has returned.
+func TestStateEngagementsCarryTheGate(t *testing.T) {
+	h := newStateHarness(t, "x")
+	h.round()
+	h.aware.mu.Lock()
+	gate := clusters.WorkGateFrom(h.aware.ctxs["x"])
+	h.aware.mu.Unlock()
+	if gate == nil {
+		t.Fatal("the engagement of an owned cluster carries no gate")
+	}
+	workCtx, done, ok := gate.StartWork(t.Context())
+	if !ok {
+		t.Fatal("the gate of an owned cluster's engagement refused work")
+	}
+
+	h.reg.set("me", "other")
+	h.c.mu.Lock()
+	h.c.sharder = assignTo("other")
+	h.c.mu.Unlock()
+	h.round()
+	if h.phase("x") != draining || !ended(workCtx) {
+		t.Fatalf("x is %s, work context %v: want draining with the work told to stop", h.phase("x"), workCtx.Err())
+	}
+	if _, _, ok := gate.StartWork(t.Context()); ok {
+		t.Error("the gate of a drained cluster's engagement let new work start")
+	}
+	h.round()
+	if h.phase("x") != draining {
+		t.Fatalf("x is %s while work let in by the engagement's gate runs, want draining", h.phase("x"))
+	}
+	done()
+	h.round()
+	if h.phase("x") != idle {
+		t.Errorf("x is %s after the work returned, want released (idle)", h.phase("x"))
 	}
 }
 
