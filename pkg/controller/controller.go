@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -124,16 +123,6 @@ func defaultLogConstructor[request mcreconcile.ClusterAware[request]](base logr.
 		}
 		return l.WithValues("request", (*req).String())
 	}
-}
-
-// defaultNewQueue is the queue of controllers whose NewQueue option is not set: NewFairPriorityQueue, fair across
-// clusters with priorities within each, unless UsePriorityQueue is false, then NewFairQueue, fair across clusters
-// and first in first out within each.
-func defaultNewQueue[request mcreconcile.ClusterAware[request]](options controller.TypedOptions[request]) func(string, workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
-	if ptr.Deref(options.UsePriorityQueue, true) {
-		return NewFairPriorityQueue[request]
-	}
-	return NewFairQueue[request]
 }
 
 // mcController implements TypedController by wrapping a controller-runtime controller: the inner controller owns

@@ -21,8 +21,9 @@ Guarantees:
     NewFairPriorityQueue, a priority queue like controller-runtime's (the default there since v0.23): within a
     cluster, requests of higher priority go first, so requeues at the priority a reconcile's Result asks for and
     new events come before the low-priority requests of a cache's initial list. Setting UsePriorityQueue to false
-    selects NewFairQueue (fair, first in first out within each cluster); a NewQueue option wins over both, and
-    NewFIFOQueue, or controller-runtime's priorityqueue.New, turns fairness off.
+    selects NewFairQueue (fair, first in first out within each cluster); both queues live in package fairqueue.
+    A NewQueue option wins over both, and NewFIFOQueue, or controller-runtime's priorityqueue.New, turns fairness
+    off.
   - Reconcilers find the cluster name in their context (see package sigs.k8s.io/multicluster-runtime/pkg/context)
     and in their logger, under the key "cluster".
 

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/pkg/controller/fairqueue"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	mcsource "sigs.k8s.io/multicluster-runtime/pkg/source"
@@ -118,7 +119,7 @@ func (c *mcController[request]) disengaged(eng *engagement[request]) {
 	if c.engagements.Get(eng.Name()) != nil {
 		return
 	}
-	if forgetter, ok := c.queue.(clusterForgetter); ok {
+	if forgetter, ok := c.queue.(fairqueue.ClusterForgetter); ok {
 		forgetter.ForgetCluster(eng.Name())
 	}
 	c.log.V(1).Info("Disengaged cluster", "cluster", eng.Name())

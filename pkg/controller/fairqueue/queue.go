@@ -1,4 +1,4 @@
-package controller
+package fairqueue
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
-// NewFairQueue returns a queue that is fair across clusters and first in first out within each cluster, without
+// New returns a queue that is fair across clusters and first in first out within each cluster, without
 // priorities: client-go's rate-limiting work queue (with its deduplication of pending requests, rate-limited
 // requeues, delayed adds, the guarantee that no request is handed to two workers at once, and the workqueue
 // metrics under controllerName), whose pending requests are served fairly across clusters: each cluster with
@@ -18,10 +18,9 @@ import (
 // all of them, and a cluster that had nothing pending waits at most one round. Requests of a cluster that has been
 // disengaged (ForgetCluster) are handed out first, and the controller drops them without reconciling.
 //
-// It is the queue of controllers whose UsePriorityQueue option is false. The default is NewFairPriorityQueue, which
-// is as fair across clusters and also honours priorities within each cluster. To turn fairness off, set the
-// controller's NewQueue option to NewFIFOQueue.
-func NewFairQueue[request mcreconcile.ClusterAware[request]](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
+// It is the queue of multi-cluster controllers whose UsePriorityQueue option is false. Their default is
+// NewPriority, which is as fair across clusters and also honours priorities within each cluster.
+func New[request mcreconcile.ClusterAware[request]](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 	order := newFairOrder[request](false)
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, workqueue.TypedRateLimitingQueueConfig[request]{
 		Name: controllerName,
@@ -36,20 +35,15 @@ func NewFairQueue[request mcreconcile.ClusterAware[request]](controllerName stri
 	return &fairQueue[request]{TypedRateLimitingInterface: queue, order: order}
 }
 
-// NewFIFOQueue returns controller-runtime's queue without priorities: client-go's rate-limiting work queue, first
-// in first out across all clusters. It is not fair: a cluster's backlog delays every other cluster's requests.
-func NewFIFOQueue[request comparable](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
-	return workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, workqueue.TypedRateLimitingQueueConfig[request]{
-		Name: controllerName,
-	})
-}
-
-// clusterForgetter is implemented by queues that can let go of a cluster's pending requests.
-type clusterForgetter interface {
+// ClusterForgetter is implemented by the queues of this package, which can let go of a cluster's pending requests.
+// The controllers of pkg/controller call ForgetCluster when a cluster is disengaged.
+type ClusterForgetter interface {
+	// ForgetCluster moves the cluster's pending requests to the front of the queue, for the controller to drop
+	// them without reconciling, and drops its delayed adds.
 	ForgetCluster(clusterName multicluster.ClusterName)
 }
 
-// fairQueue is the queue returned by NewFairQueue.
+// fairQueue is the queue returned by New.
 type fairQueue[request mcreconcile.ClusterAware[request]] struct {
 	workqueue.TypedRateLimitingInterface[request]
 	order *fairOrder[request]

@@ -1,4 +1,4 @@
-package controller
+package fairqueue
 
 import "container/heap"
 

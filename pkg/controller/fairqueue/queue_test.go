@@ -1,4 +1,4 @@
-package controller
+package fairqueue
 
 import (
 	"fmt"
@@ -29,8 +29,8 @@ var fairQueues = []struct {
 	name string
 	new  newQueueFunc
 }{
-	{name: "NewFairQueue", new: NewFairQueue[mcreconcile.Request]},
-	{name: "NewFairPriorityQueue", new: NewFairPriorityQueue[mcreconcile.Request]},
+	{name: "New", new: New[mcreconcile.Request]},
+	{name: "NewPriority", new: NewPriority[mcreconcile.Request]},
 }
 
 // forEachFairQueue runs test as a subtest for each fair queue, with a new queue shut down when it ends.
@@ -166,8 +166,8 @@ func TestFairQueuesForgetClusterDrainsFirst(t *testing.T) {
 		for i := range 3 {
 			q.Add(req("gone", fmt.Sprint(i)))
 		}
-		q.(clusterForgetter).ForgetCluster("gone")
-		q.(clusterForgetter).ForgetCluster("never-seen")
+		q.(ClusterForgetter).ForgetCluster("gone")
+		q.(ClusterForgetter).ForgetCluster("never-seen")
 		if q.Len() != 8 {
 			t.Fatalf("Len = %d, want 8: forgotten requests still leave through Get", q.Len())
 		}

@@ -1,4 +1,4 @@
-package controller
+package fairqueue
 
 import (
 	"sync"
@@ -13,7 +13,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
-// NewFairPriorityQueue returns the default queue of multi-cluster controllers: a priority queue, like
+// NewPriority returns the default queue of multi-cluster controllers: a priority queue, like
 // controller-runtime's, that is fair across clusters. The result also implements controller-runtime's
 // priorityqueue.PriorityQueue, so the controller passes the priority of a reconcile's Result (and of the request
 // it reconciled) to its requeues, and controller-runtime's handlers enqueue the objects of a cache's initial list
@@ -52,11 +52,11 @@ import (
 //
 // A nil rateLimiter is controller-runtime's default for priority queues: per-request exponential backoff from
 // 5ms to 1000s.
-func NewFairPriorityQueue[request mcreconcile.ClusterAware[request]](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
+func NewPriority[request mcreconcile.ClusterAware[request]](controllerName string, rateLimiter workqueue.TypedRateLimiter[request]) workqueue.TypedRateLimitingInterface[request] {
 	return newFairPriorityQueue(controllerName, rateLimiter, clock.RealClock{})
 }
 
-// fairPriorityQueue is the queue returned by NewFairPriorityQueue: client-go's work queue, over a fairOrder, for
+// fairPriorityQueue is the queue returned by NewPriority: client-go's work queue, over a fairOrder, for
 // deduplication, exclusive processing, shutdown and metrics; this type adds priorities and delays.
 type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
 	queue       *workqueue.Typed[request]
@@ -78,7 +78,7 @@ type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
 
 var (
 	_ priorityqueue.PriorityQueue[mcreconcile.Request] = &fairPriorityQueue[mcreconcile.Request]{}
-	_ clusterForgetter                                 = &fairPriorityQueue[mcreconcile.Request]{}
+	_ ClusterForgetter                                 = &fairPriorityQueue[mcreconcile.Request]{}
 )
 
 // delayedAdd is an add waiting for its time.

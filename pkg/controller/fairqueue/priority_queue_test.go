@@ -1,4 +1,4 @@
-package controller
+package fairqueue
 
 import (
 	"fmt"
@@ -11,8 +11,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -476,31 +474,6 @@ func TestFairPriorityQueueMetrics(t *testing.T) {
 		if values[metric] != v {
 			t.Errorf("%s{name=%q} = %v, want %v", metric, name, values[metric], v)
 		}
-	}
-}
-
-func TestDefaultQueue(t *testing.T) {
-	tests := []struct {
-		name             string
-		usePriorityQueue *bool
-		wantPriority     bool
-	}{
-		{name: "UsePriorityQueue unset", wantPriority: true},
-		{name: "UsePriorityQueue true", usePriorityQueue: ptr.To(true), wantPriority: true},
-		{name: "UsePriorityQueue false", usePriorityQueue: ptr.To(false)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			newQueue := defaultNewQueue(controller.TypedOptions[mcreconcile.Request]{UsePriorityQueue: tt.usePriorityQueue})
-			q := newQueue("", workqueue.DefaultTypedControllerRateLimiter[mcreconcile.Request]())
-			defer q.ShutDown()
-			if _, ok := q.(priorityqueue.PriorityQueue[mcreconcile.Request]); ok != tt.wantPriority {
-				t.Errorf("priority queue: %v, want %v", ok, tt.wantPriority)
-			}
-			if _, ok := q.(clusterForgetter); !ok {
-				t.Error("the default queue cannot forget clusters: it is not fair")
-			}
-		})
 	}
 }
 
