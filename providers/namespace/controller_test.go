@@ -26,9 +26,9 @@ import (
 // presented in namespace "default".
 func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 	c := hostClient(t)
-	pre := uniqueName("ctl-pre")
-	createNamespaces(t, pre)
-	createConfigMap(t, c, pre, "before", map[string]string{"owner": pre})
+	pre := harness.UniqueName("ctl-pre")
+	harness.CreateNamespaces(t, hostClient(t), pre)
+	harness.CreateConfigMap(t, c, pre, "before", map[string]string{"owner": pre})
 
 	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
 	p := namespace.New(shared)
@@ -66,10 +66,10 @@ func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 
 	created := make([]string, 0, 10)
 	for range 10 {
-		name := uniqueName("ctl-new")
+		name := harness.UniqueName("ctl-new")
 		created = append(created, name)
-		createNamespaces(t, name)
-		createConfigMap(t, c, name, "after", map[string]string{"owner": name})
+		harness.CreateNamespaces(t, hostClient(t), name)
+		harness.CreateConfigMap(t, c, name, "after", map[string]string{"owner": name})
 	}
 
 	want := make([]string, 0, 1+len(created))
@@ -78,7 +78,7 @@ func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 		want = append(want, name+"|default|default|after|"+name)
 	}
 	for _, key := range want {
-		harness.Eventually(t, shortWait, "reconcile "+key, func() bool { return rec.Has(key) })
+		harness.Eventually(t, harness.ShortWait, "reconcile "+key, func() bool { return rec.Has(key) })
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,18 +23,18 @@ import (
 // The provider may start before the shared cluster. Nothing started for a namespace outlives it (goleak).
 func TestDiscovery(t *testing.T) {
 	c := hostClient(t)
-	pre := uniqueName("disc-pre")
-	createNamespaces(t, pre)
+	pre := harness.UniqueName("disc-pre")
+	harness.CreateNamespaces(t, hostClient(t), pre)
 
 	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
 	p := namespace.New(shared)
 	rec := newEngageRecorder()
 	startProvider(t, p, rec)
 	// The provider starts first; discovery begins when the caller starts the shared cluster.
-	runCluster(t, shared)
+	harness.RunCluster(t, shared)
 
 	for _, name := range []string{pre, metav1.NamespaceDefault, metav1.NamespaceSystem} {
-		harness.Eventually(t, shortWait, name+" engaged", func() bool { return rec.isEngaged(name) })
+		harness.Eventually(t, harness.ShortWait, name+" engaged", func() bool { return rec.isEngaged(name) })
 	}
 	vc := virtualCluster(t, p, pre)
 	if vc.Name() != pre {
@@ -64,19 +65,19 @@ func TestDiscovery(t *testing.T) {
 	if !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Fatalf("Get of an unknown name: %v, want ErrClusterNotFound", err)
 	}
-	errorNames(t, "Get of an unknown name", err, "disc-no-such-namespace")
+	harness.ErrorNames(t, "Get of an unknown name", err, "disc-no-such-namespace")
 
-	ignore := goleakIgnoreCurrent()
+	ignore := goleak.IgnoreCurrent()
 
-	created := uniqueName("disc-new")
-	createNamespaces(t, created)
-	harness.Eventually(t, shortWait, created+" engaged", func() bool { return rec.isEngaged(created) })
+	created := harness.UniqueName("disc-new")
+	harness.CreateNamespaces(t, hostClient(t), created)
+	harness.Eventually(t, harness.ShortWait, created+" engaged", func() bool { return rec.isEngaged(created) })
 
 	// Terminating: still engaged.
 	if err := c.Delete(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: created}}); err != nil {
 		t.Fatal(err)
 	}
-	harness.Eventually(t, shortWait, created+" terminating in the shared cache", func() bool {
+	harness.Eventually(t, harness.ShortWait, created+" terminating in the shared cache", func() bool {
 		ns := &corev1.Namespace{}
 		return shared.GetClient().Get(t.Context(), client.ObjectKey{Name: created}, ns) == nil && ns.DeletionTimestamp != nil
 	})
@@ -86,8 +87,8 @@ func TestDiscovery(t *testing.T) {
 	})
 
 	// Gone: disengaged.
-	finalizeNamespace(t, c, created)
-	harness.Eventually(t, shortWait, created+" disengaged", func() bool { return rec.wasDisengaged(created) })
+	harness.FinalizeNamespace(t, c, created)
+	harness.Eventually(t, harness.ShortWait, created+" disengaged", func() bool { return rec.wasDisengaged(created) })
 	_, err = p.Get(t.Context(), multicluster.ClusterName(created))
 	if !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Fatalf("Get of a deleted namespace: %v, want ErrClusterNotFound", err)
@@ -98,28 +99,28 @@ func TestDiscovery(t *testing.T) {
 	if !rec.isEngaged(pre) {
 		t.Fatalf("%s was disengaged by another namespace's deletion", pre)
 	}
-	waitNoLeak(t, ignore)
+	harness.WaitNoLeak(t, ignore)
 
 	// A namespace re-created under the same name is a new virtual cluster.
-	createNamespaces(t, created)
-	harness.Eventually(t, shortWait, created+" engaged again", func() bool { return rec.isEngaged(created) })
+	harness.CreateNamespaces(t, hostClient(t), created)
+	harness.Eventually(t, harness.ShortWait, created+" engaged again", func() bool { return rec.isEngaged(created) })
 	if vc2 := virtualCluster(t, p, created); vc2.Name() != created {
 		t.Fatalf("Name() = %q", vc2.Name())
 	}
-	deleteNamespace(t, c, created)
-	deleteNamespace(t, c, pre)
-	harness.Eventually(t, shortWait, "both disengaged", func() bool { return rec.wasDisengaged(created) && rec.wasDisengaged(pre) })
+	harness.DeleteNamespace(t, c, created)
+	harness.DeleteNamespace(t, c, pre)
+	harness.Eventually(t, harness.ShortWait, "both disengaged", func() bool { return rec.wasDisengaged(created) && rec.wasDisengaged(pre) })
 }
 
 // Stopping the provider (its Start returning) disengages every virtual cluster and forgets them; the provider can
 // then be started again and discovers the namespaces anew.
 func TestStopDisengagesEverythingAndRestarts(t *testing.T) {
-	name := uniqueName("restart")
-	createNamespaces(t, name)
+	name := harness.UniqueName("restart")
+	harness.CreateNamespaces(t, hostClient(t), name)
 	p := namespace.New(startSharedCluster(t))
 	first := newEngageRecorder()
 	stop := startProvider(t, p, first)
-	harness.Eventually(t, shortWait, name+" engaged", func() bool { return first.isEngaged(name) })
+	harness.Eventually(t, harness.ShortWait, name+" engaged", func() bool { return first.isEngaged(name) })
 
 	stop()
 	if !first.wasDisengaged(name) || !first.wasDisengaged(metav1.NamespaceDefault) {
@@ -131,7 +132,7 @@ func TestStopDisengagesEverythingAndRestarts(t *testing.T) {
 
 	second := newEngageRecorder()
 	startProvider(t, p, second)
-	harness.Eventually(t, shortWait, name+" engaged again", func() bool { return second.isEngaged(name) })
-	deleteNamespace(t, hostClient(t), name)
-	harness.Eventually(t, shortWait, name+" disengaged", func() bool { return second.wasDisengaged(name) })
+	harness.Eventually(t, harness.ShortWait, name+" engaged again", func() bool { return second.isEngaged(name) })
+	harness.DeleteNamespace(t, hostClient(t), name)
+	harness.Eventually(t, harness.ShortWait, name+" disengaged", func() bool { return second.wasDisengaged(name) })
 }

@@ -35,7 +35,9 @@ func listMatching(t *testing.T, reader client.Reader, field, value string) []str
 	}
 	names := make([]string, 0, len(list.Items))
 	for i := range list.Items {
-		presented(t, "indexed list item", &list.Items[i])
+		if ns := list.Items[i].Namespace; ns != metav1.NamespaceDefault {
+			t.Fatalf("indexed list item %s: namespace %q, want it presented as %q", list.Items[i].Name, ns, metav1.NamespaceDefault)
+		}
 		names = append(names, list.Items[i].Name)
 	}
 	slices.Sort(names)
@@ -48,12 +50,12 @@ func listMatching(t *testing.T, reader client.Reader, field, value string) []str
 // that virtual cluster's objects.
 func TestIndexesAreSharedAndScoped(t *testing.T) {
 	c := hostClient(t)
-	a, b := uniqueName("idx-a"), uniqueName("idx-b")
-	createNamespaces(t, a, b)
+	a, b := harness.UniqueName("idx-a"), harness.UniqueName("idx-b")
+	harness.CreateNamespaces(t, hostClient(t), a, b)
 	for _, ns := range []string{a, b} {
-		createConfigMap(t, c, ns, "red-1", map[string]string{"color": "red", "size": "s"})
-		createConfigMap(t, c, ns, "red-2", map[string]string{"color": "red", "size": "l"})
-		createConfigMap(t, c, ns, "blue", map[string]string{"color": "blue", "size": "s"})
+		harness.CreateConfigMap(t, c, ns, "red-1", map[string]string{"color": "red", "size": "s"})
+		harness.CreateConfigMap(t, c, ns, "red-2", map[string]string{"color": "red", "size": "l"})
+		harness.CreateConfigMap(t, c, ns, "blue", map[string]string{"color": "blue", "size": "s"})
 	}
 
 	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
@@ -106,7 +108,7 @@ func TestIndexesAreSharedAndScoped(t *testing.T) {
 
 	for _, vc := range []*namespace.NamespacedCluster{vcA, vcB} {
 		for _, reader := range []client.Reader{vc.GetClient(), vc.GetCache()} {
-			harness.Eventually(t, shortWait, "indexed objects", func() bool {
+			harness.Eventually(t, harness.ShortWait, "indexed objects", func() bool {
 				return slices.Equal(listMatching(t, reader, "data.color", "red"), []string{"red-1", "red-2"})
 			})
 			if got := listMatching(t, reader, "data.size", "s"); !slices.Equal(got, []string{"blue", "red-1"}) {
@@ -126,10 +128,10 @@ func TestIndexesAreSharedAndScoped(t *testing.T) {
 // not fail with an "indexer conflict".
 func TestIndexOnTheManagersOwnCluster(t *testing.T) {
 	c := hostClient(t)
-	a := uniqueName("idx-own")
-	createNamespaces(t, a)
-	createConfigMap(t, c, a, "red", map[string]string{"color": "red"})
-	createConfigMap(t, c, a, "blue", map[string]string{"color": "blue"})
+	a := harness.UniqueName("idx-own")
+	harness.CreateNamespaces(t, hostClient(t), a)
+	harness.CreateConfigMap(t, c, a, "red", map[string]string{"color": "red"})
+	harness.CreateConfigMap(t, c, a, "blue", map[string]string{"color": "blue"})
 
 	local, err := manager.New(fleet.Host(), manager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -151,7 +153,7 @@ func TestIndexOnTheManagersOwnCluster(t *testing.T) {
 		t.Fatalf("indexing through the manager once it runs: %v", err)
 	}
 	vc := virtualCluster(t, p, a)
-	harness.Eventually(t, shortWait, "indexed list", func() bool {
+	harness.Eventually(t, harness.ShortWait, "indexed list", func() bool {
 		return slices.Equal(listMatching(t, vc.GetClient(), "data.color", "red"), []string{"red"})
 	})
 }

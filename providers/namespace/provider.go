@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,11 +19,13 @@ import (
 	"sigs.k8s.io/multicluster-runtime/internal/metrics"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/namespaced"
 )
 
 var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // maxConcurrentEngages bounds how many virtual clusters are handed to Aware.Engage at the same time. Engaging is
@@ -34,8 +37,9 @@ const maxConcurrentEngages = 32
 // NamespacedCluster). All virtual clusters share the one cluster.Cluster given to New: its cache, its informers
 // (one watch per kind) and its client.
 type Provider struct {
-	host *host
-	log  logr.Logger
+	shared cluster.Cluster
+	host   *namespaced.Host
+	log    logr.Logger
 
 	mu        sync.RWMutex
 	clusters  map[multicluster.ClusterName]*virtualCluster
@@ -54,7 +58,7 @@ type Provider struct {
 // virtualCluster is one discovered namespace and its lifetime.
 type virtualCluster struct {
 	name       multicluster.ClusterName
-	cluster    *NamespacedCluster
+	cluster    *namespaced.Cluster
 	ctx        context.Context
 	cancel     context.CancelFunc
 	discovered time.Time
@@ -63,9 +67,11 @@ type virtualCluster struct {
 // New returns a provider of the namespaces of cl. The caller starts cl (for example with the manager, or in a
 // goroutine of its own) and keeps it running while the provider runs: the provider uses cl, and never starts it.
 func New(cl cluster.Cluster) *Provider {
+	log := logf.Log.WithName("namespace-provider")
 	return &Provider{
-		host:     &host{cluster: cl},
-		log:      logf.Log.WithName("namespace-provider"),
+		shared:   cl,
+		host:     namespaced.NewHost(cl, log),
+		log:      log,
 		clusters: map[multicluster.ClusterName]*virtualCluster{},
 	}
 }
@@ -117,7 +123,7 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	runCtx, cancelRun := clusters.WithLifetime(ctx)
 	defer cancelRun()
 
-	informer, err := p.host.cluster.GetCache().GetInformer(ctx, &corev1.Namespace{}, cache.BlockUntilSynced(false))
+	informer, err := p.shared.GetCache().GetInformer(ctx, &corev1.Namespace{}, cache.BlockUntilSynced(false))
 	if err != nil {
 		return fmt.Errorf("namespace provider: getting the Namespace informer of the shared cluster: %w", err)
 	}
@@ -208,7 +214,7 @@ func (p *Provider) add(ctx context.Context, name multicluster.ClusterName) {
 	clusterCtx, cancel := clusters.WithLifetime(ctx)
 	vc := &virtualCluster{
 		name:       name,
-		cluster:    newNamespacedCluster(p.host, name.String(), p.log),
+		cluster:    p.host.NewCluster(name.String()),
 		ctx:        clusterCtx,
 		cancel:     cancel,
 		discovered: time.Now(),
@@ -308,6 +314,21 @@ func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) 
 	return vc.cluster, nil
 }
 
+// ClusterNames returns the names of the virtual clusters, sorted: the namespaces discovered whose virtual cluster
+// has not ended.
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
+	p.mu.RLock()
+	names := make([]multicluster.ClusterName, 0, len(p.clusters))
+	for name, vc := range p.clusters {
+		if vc.ctx.Err() == nil {
+			names = append(names, name)
+		}
+	}
+	p.mu.RUnlock()
+	slices.Sort(names)
+	return names
+}
+
 // IndexField registers a field index on the shared cluster's cache, ONCE for all virtual clusters, present and
 // future (they share the cache, whose index keys include the namespace, so List with MatchingFields through a
 // virtual cluster's client or cache finds only its namespace's objects). It may be called before or after Start
@@ -319,5 +340,5 @@ func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) 
 // first registration wins, and there is no "indexer conflict" error. Extractors run on the shared cache's objects,
 // which carry their real namespaces.
 func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.host.indexField(ctx, obj, field, extractValue)
+	return p.host.IndexField(ctx, obj, field, extractValue)
 }

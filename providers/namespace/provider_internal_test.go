@@ -10,12 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // stubCluster is a shared cluster with nothing behind it: enough to build virtual clusters that are never used.
@@ -68,7 +70,7 @@ func TestNamespaceHandler(t *testing.T) {
 	}
 	h.OnUpdate(namespaceObject("a"), namespaceObject("a"))
 	for _, name := range []string{"a", "b", "c"} {
-		eventually(t, name+" engaged", func() bool { return aware.context(multicluster.ClusterName(name)) != nil })
+		harness.Eventually(t, wait.ForeverTestTimeout, name+" engaged", func() bool { return aware.context(multicluster.ClusterName(name)) != nil })
 	}
 	first, err := p.Get(t.Context(), "a")
 	if err != nil {
@@ -78,7 +80,7 @@ func TestNamespaceHandler(t *testing.T) {
 		t.Fatalf("Name() = %q", first.(*NamespacedCluster).Name())
 	}
 
-	eventually(t, "the failed engagement forgotten", func() bool {
+	harness.Eventually(t, wait.ForeverTestTimeout, "the failed engagement forgotten", func() bool {
 		_, err := p.Get(t.Context(), "flaky")
 		return errors.Is(err, multicluster.ErrClusterNotFound)
 	})
@@ -86,7 +88,7 @@ func TestNamespaceHandler(t *testing.T) {
 	aware.fail["flaky"] = false
 	aware.mu.Unlock()
 	h.OnUpdate(namespaceObject("flaky"), namespaceObject("flaky"))
-	eventually(t, "flaky engaged on retry", func() bool { return aware.context("flaky") != nil })
+	harness.Eventually(t, wait.ForeverTestTimeout, "flaky engaged on retry", func() bool { return aware.context("flaky") != nil })
 
 	h.OnDelete(namespaceObject("a"))
 	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "b", Obj: namespaceObject("b")})

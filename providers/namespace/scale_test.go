@@ -122,7 +122,7 @@ func TestScale(t *testing.T) {
 	}
 
 	c := hostClient(t)
-	run := uniqueName("scale")
+	run := harness.UniqueName("scale")
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%04d", run, i)
@@ -235,7 +235,7 @@ func TestScale(t *testing.T) {
 		if err := c.DeleteAllOf(t.Context(), &corev1.ConfigMap{}, client.InNamespace(name)); err != nil {
 			t.Error(err)
 		}
-		deleteNamespace(t, c, name)
+		harness.DeleteNamespace(t, c, name)
 		createdMu.Lock()
 		deleted[name] = time.Now()
 		createdMu.Unlock()

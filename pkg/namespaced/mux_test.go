@@ -1,4 +1,4 @@
-package namespace
+package namespaced
 
 import (
 	"context"

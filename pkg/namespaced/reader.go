@@ -1,4 +1,4 @@
-package namespace
+package namespaced
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// The read path is shared by NamespacedClient, NamespacedCache and the API reader of a virtual cluster.
+// The read path is shared by Client, Cache and the API reader of a virtual cluster.
 
 // scopedGet reads one object through r: for a namespaced kind the key's namespace ("", "default" or the real one)
 // becomes the real namespace, and the object comes back presented with namespace "default".
@@ -58,12 +58,12 @@ type namespacedReader struct {
 
 var _ client.Reader = &namespacedReader{}
 
-// Get reads the object from the virtual cluster's namespace; see NamespacedClient.Get.
+// Get reads the object from the virtual cluster's namespace; see Client.Get.
 func (r *namespacedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	return scopedGet(ctx, r.scope, r.reader, key, obj, opts...)
 }
 
-// List lists the objects of the virtual cluster's namespace; see NamespacedClient.List.
+// List lists the objects of the virtual cluster's namespace; see Client.List.
 func (r *namespacedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return scopedList(ctx, r.scope, r.reader, list, opts...)
 }

@@ -1,4 +1,4 @@
-package namespace
+package namespaced
 
 import (
 	"errors"
@@ -83,7 +83,7 @@ func (r *muxRegistry) muxFor(informer cache.Informer) *informerMux {
 	return m
 }
 
-// scopedRegistration is the registration of one scoped handler. It is what ScopedInformer's AddEventHandler
+// scopedRegistration is the registration of one scoped handler. It is what Informer's AddEventHandler
 // methods return, and what RemoveEventHandler takes.
 type scopedRegistration struct {
 	mux       *informerMux

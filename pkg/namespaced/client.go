@@ -1,4 +1,4 @@
-package namespace
+package namespaced
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// NamespacedClient is the client of a virtual cluster: the shared cluster's client with every request scoped to the
+// Client is the client of a virtual cluster: the shared cluster's client with every request scoped to the
 // virtual cluster's namespace.
 //
 // For objects of namespaced kinds, the namespace "default" (or none, or the real namespace) in keys, objects and
@@ -24,27 +24,27 @@ import (
 //
 // Only metadata.namespace is rewritten: references to namespaces inside an object's spec (for example the subjects
 // of a RoleBinding) are passed as they are.
-type NamespacedClient struct {
+type Client struct {
 	client.Client
 	scope *scope
 }
 
-var _ client.Client = &NamespacedClient{}
+var _ client.Client = &Client{}
 
-// Get reads the object with the key's name from the virtual cluster's namespace; see NamespacedClient.
-func (n *NamespacedClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+// Get reads the object with the key's name from the virtual cluster's namespace; see Client.
+func (n *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	return scopedGet(ctx, n.scope, n.Client, key, obj, opts...)
 }
 
 // List lists the objects of the virtual cluster's namespace, whatever namespace the options name ("default", none
 // or the real one; others are an error). Every item comes back with namespace "default". Field selectors backed by
-// an index registered with Provider.IndexField work as on a real cluster.
-func (n *NamespacedClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+// an index registered with Host.IndexField work as on a real cluster.
+func (n *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return scopedList(ctx, n.scope, n.Client, list, opts...)
 }
 
-// Create creates obj in the virtual cluster's namespace; see NamespacedClient.
-func (n *NamespacedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+// Create creates obj in the virtual cluster's namespace; see Client.
+func (n *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	restore, err := n.scope.enter(obj)
 	if err != nil {
 		return err
@@ -53,8 +53,8 @@ func (n *NamespacedClient) Create(ctx context.Context, obj client.Object, opts .
 	return n.Client.Create(ctx, obj, opts...)
 }
 
-// Delete deletes obj from the virtual cluster's namespace; see NamespacedClient.
-func (n *NamespacedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+// Delete deletes obj from the virtual cluster's namespace; see Client.
+func (n *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	restore, err := n.scope.enter(obj)
 	if err != nil {
 		return err
@@ -63,8 +63,8 @@ func (n *NamespacedClient) Delete(ctx context.Context, obj client.Object, opts .
 	return n.Client.Delete(ctx, obj, opts...)
 }
 
-// Update updates obj in the virtual cluster's namespace; see NamespacedClient.
-func (n *NamespacedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+// Update updates obj in the virtual cluster's namespace; see Client.
+func (n *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	restore, err := n.scope.enter(obj)
 	if err != nil {
 		return err
@@ -74,10 +74,10 @@ func (n *NamespacedClient) Update(ctx context.Context, obj client.Object, opts .
 }
 
 // Patch patches obj in the virtual cluster's namespace, with any patch type, server-side apply (client.Apply)
-// included; see NamespacedClient. The patch is computed from obj while it carries the real namespace, so a merge
+// included; see Client. The patch is computed from obj while it carries the real namespace, so a merge
 // patch against an original read through the virtual cluster sets metadata.namespace to the value the object
 // already has.
-func (n *NamespacedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+func (n *Client) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	restore, err := n.scope.enter(obj)
 	if err != nil {
 		return err
@@ -90,13 +90,13 @@ func (n *NamespacedClient) Patch(ctx context.Context, obj client.Object, patch c
 // namespace ("default", none or the real one) is set to the real one for the request and to "default" afterwards.
 // Typed apply configurations (k8s.io/client-go/applyconfigurations) and client.ApplyConfigurationFromUnstructured
 // are supported; a configuration whose namespace cannot be set is refused rather than applied elsewhere.
-func (n *NamespacedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+func (n *Client) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 	return n.scope.applyScoped(obj, func() error { return n.Client.Apply(ctx, obj, opts...) })
 }
 
 // DeleteAllOf deletes the objects of obj's kind matching the options in the virtual cluster's namespace only,
 // whatever namespace the options name ("default", none or the real one; others are an error).
-func (n *NamespacedClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+func (n *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
 	namespaced, err := n.scope.isNamespaced(obj)
 	if err != nil {
 		return err
@@ -114,8 +114,8 @@ func (n *NamespacedClient) DeleteAllOf(ctx context.Context, obj client.Object, o
 }
 
 // Status returns a client for the status sub-resource, scoped like the client itself.
-func (n *NamespacedClient) Status() client.SubResourceWriter {
-	return SubResourceNamespacedClient{
+func (n *Client) Status() client.SubResourceWriter {
+	return SubResourceClient{
 		reader: n.Client.SubResource("status"),
 		writer: n.Client.Status(),
 		scope:  n.scope,
@@ -124,25 +124,25 @@ func (n *NamespacedClient) Status() client.SubResourceWriter {
 
 // SubResource returns a client for the named sub-resource (for example "status", "scale", "token" of a
 // ServiceAccount, "eviction" of a Pod), scoped like the client itself.
-func (n *NamespacedClient) SubResource(subResource string) client.SubResourceClient {
+func (n *Client) SubResource(subResource string) client.SubResourceClient {
 	c := n.Client.SubResource(subResource)
-	return SubResourceNamespacedClient{reader: c, writer: c, scope: n.scope}
+	return SubResourceClient{reader: c, writer: c, scope: n.scope}
 }
 
-// SubResourceNamespacedClient is a sub-resource client of a virtual cluster. The parent object is scoped like the
-// objects of NamespacedClient; a sub-resource object or body (client.WithSubResourceBody) that names a namespace
+// SubResourceClient is a sub-resource client of a virtual cluster. The parent object is scoped like the
+// objects of Client; a sub-resource object or body (client.WithSubResourceBody) that names a namespace
 // must name the virtual cluster's ("default" or the real one) and is rewritten the same way. Objects come back
 // presented with namespace "default".
-type SubResourceNamespacedClient struct {
+type SubResourceClient struct {
 	reader client.SubResourceReader
 	writer client.SubResourceWriter
 	scope  *scope
 }
 
-var _ client.SubResourceClient = SubResourceNamespacedClient{}
+var _ client.SubResourceClient = SubResourceClient{}
 
 // Get reads the sub-resource of obj into subResource.
-func (s SubResourceNamespacedClient) Get(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceGetOption) error {
+func (s SubResourceClient) Get(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceGetOption) error {
 	restore, err := s.scope.enter(obj)
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (s SubResourceNamespacedClient) Get(ctx context.Context, obj client.Object,
 }
 
 // Create creates the sub-resource of obj (for example a TokenRequest for a ServiceAccount, or an Eviction for a Pod).
-func (s SubResourceNamespacedClient) Create(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceCreateOption) error {
+func (s SubResourceClient) Create(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceCreateOption) error {
 	restore, err := s.scope.enter(obj)
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func (s SubResourceNamespacedClient) Create(ctx context.Context, obj client.Obje
 }
 
 // Update updates the sub-resource of obj.
-func (s SubResourceNamespacedClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+func (s SubResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 	restore, err := s.scope.enter(obj)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func (s SubResourceNamespacedClient) Update(ctx context.Context, obj client.Obje
 }
 
 // Patch patches the sub-resource of obj.
-func (s SubResourceNamespacedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+func (s SubResourceClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 	restore, err := s.scope.enter(obj)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (s SubResourceNamespacedClient) Patch(ctx context.Context, obj client.Objec
 // Apply applies the apply configuration of obj's sub-resource (for example its status), scoped like the client's
 // Apply: a namespaced object is applied in the virtual cluster's namespace and comes back presented with namespace
 // "default".
-func (s SubResourceNamespacedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+func (s SubResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
 	return s.scope.applyScoped(obj, func() error { return s.writer.Apply(ctx, obj, opts...) })
 }
 

@@ -1,9 +1,8 @@
-package namespace
+package namespaced
 
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,18 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 )
-
-// host is what all the virtual clusters of a provider share: the shared cluster, the multiplexers of its
-// informers and the field indexes registered on its cache.
-type host struct {
-	cluster cluster.Cluster
-	muxes   muxRegistry
-
-	indexMu sync.Mutex
-	indexes map[indexKey]struct{}
-}
 
 // indexKey identifies a field index: the same kind in another form (typed, unstructured, metadata only) has an
 // informer of its own, hence indexes of its own.
@@ -38,10 +26,16 @@ func fieldIndexName(field string) string {
 	return "field:" + field
 }
 
-// indexField registers a field index on the shared cache unless it is registered already, by this provider or by
-// anyone else on the same informer: the first registration of a field wins, and registering it again is a no-op
-// instead of an "indexer conflict".
-func (h *host) indexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
+// IndexField registers a field index on the shared cache, once for all the namespace-scoped clusters of the host,
+// present and future (they share the cache, whose index keys include the namespace, so List with MatchingFields
+// through a namespace-scoped cluster's client or cache finds only its namespace's objects). It may be called
+// before or after the shared cluster starts; on a running cache it waits for the informer of obj's kind to sync.
+//
+// Registering a field that is registered already, through this host, one of its clusters, or anyone else on the
+// same informer (for example the host manager, when the shared cluster is the manager's own), is a no-op: the
+// first registration wins, and there is no "indexer conflict" error. Extractors run on the shared cache's objects,
+// which carry their real namespaces.
+func (h *Host) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
 	gvk, err := apiutil.GVKForObject(obj, h.cluster.GetScheme())
 	if err != nil {
 		return fmt.Errorf("indexing field %q of %T on the shared cluster: %w", field, obj, err)
@@ -55,7 +49,7 @@ func (h *host) indexField(ctx context.Context, obj client.Object, field string, 
 	}
 
 	shared := h.cluster.GetCache()
-	// Hold the informer's indexer lock, which ScopedInformer.AddIndexers takes too, across the check and the add.
+	// Hold the informer's indexer lock, which Informer.AddIndexers takes too, across the check and the add.
 	if informer, err := shared.GetInformer(ctx, obj, cache.BlockUntilSynced(false)); err == nil {
 		mux := h.muxes.muxFor(informer)
 		mux.indexersMu.Lock()
@@ -72,7 +66,7 @@ func (h *host) indexField(ctx context.Context, obj client.Object, field string, 
 	return nil
 }
 
-func (h *host) record(key indexKey) {
+func (h *Host) record(key indexKey) {
 	if h.indexes == nil {
 		h.indexes = map[indexKey]struct{}{}
 	}
@@ -93,11 +87,11 @@ func objectForm(obj runtime.Object) string {
 
 // fieldIndexer is the field indexer of a virtual cluster: every index goes to the shared cache, once.
 type fieldIndexer struct {
-	host *host
+	host *Host
 }
 
 var _ client.FieldIndexer = fieldIndexer{}
 
 func (f fieldIndexer) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return f.host.indexField(ctx, obj, field, extractValue)
+	return f.host.IndexField(ctx, obj, field, extractValue)
 }

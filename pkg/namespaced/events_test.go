@@ -1,4 +1,4 @@
-package namespace_test
+package namespaced_test
 
 import (
 	"testing"
@@ -17,22 +17,22 @@ import (
 func TestEventsRecorderWritesIntoTheRealNamespace(t *testing.T) {
 	f := newVerbsFixture(t, "newevents")
 	ctx := t.Context()
-	subject := cm(metav1.NamespaceDefault, "subject", nil)
-	related := cm("", "related", nil)
+	subject := harness.ConfigMap(metav1.NamespaceDefault, "subject", nil)
+	related := harness.ConfigMap("", "related", nil)
 	for _, obj := range []*corev1.ConfigMap{subject, related} {
 		if err := f.vc.GetClient().Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
 	}
 	recorder := f.vc.GetEventRecorder("events-test")
-	recorder.Eventf(cm(f.b, "subject", nil), nil, corev1.EventTypeWarning, "Escaped", "Test", "must be dropped")
-	recorder.Eventf(subject, cm(f.b, "related", nil), corev1.EventTypeWarning, "EscapedRelated", "Test", "must be dropped")
+	recorder.Eventf(harness.ConfigMap(f.b, "subject", nil), nil, corev1.EventTypeWarning, "Escaped", "Test", "must be dropped")
+	recorder.Eventf(subject, harness.ConfigMap(f.b, "related", nil), corev1.EventTypeWarning, "EscapedRelated", "Test", "must be dropped")
 	recorder.Eventf(subject, related, corev1.EventTypeNormal, "Tested", "Test", "hello %s", "world")
 	presented(t, "the regarding object", subject)
 	presented(t, "the related object", related)
 
 	var found eventsv1.Event
-	harness.Eventually(t, shortWait, "the event in "+f.a, func() bool {
+	harness.Eventually(t, harness.ShortWait, "the event in "+f.a, func() bool {
 		events := &eventsv1.EventList{}
 		if err := f.host.List(ctx, events, client.InNamespace(f.a)); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package namespace_test
+package namespaced_test
 
 import (
 	"slices"
@@ -13,27 +13,8 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
-
-// verbsFixture is a running provider over the shared cluster with two namespaces: a, whose virtual cluster the
-// test drives, and b, its neighbour.
-type verbsFixture struct {
-	host client.Client
-	a, b string
-	vc   *namespace.NamespacedCluster
-}
-
-func newVerbsFixture(t *testing.T, prefix string) *verbsFixture {
-	t.Helper()
-	f := &verbsFixture{host: hostClient(t), a: uniqueName(prefix + "-a"), b: uniqueName(prefix + "-b")}
-	createNamespaces(t, f.a, f.b)
-	p := namespace.New(startSharedCluster(t))
-	startProvider(t, p, newEngageRecorder())
-	f.vc = virtualCluster(t, p, f.a)
-	return f
-}
 
 // hostGet reads an object from the host directly; it fails the test on errors other than NotFound, and reports
 // whether the object exists.
@@ -56,10 +37,6 @@ func presented(t *testing.T, what string, obj client.Object) {
 	}
 }
 
-func cm(ns, name string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
-}
-
 // Every verb of a virtual cluster's client works in its namespace, presented as "default": get, list, create,
 // update, patch (merge and server-side apply), apply (typed and unstructured apply configurations), delete,
 // delete-all-of, status update/patch/get and a sub-resource (ServiceAccount token); so do the cache and the API
@@ -69,15 +46,15 @@ func TestClientVerbsAreScoped(t *testing.T) {
 	ctx := t.Context()
 	vcl := f.vc.GetClient()
 	// The neighbour has an object of the same name, which the virtual cluster must never see.
-	createConfigMap(t, f.host, f.b, "one", map[string]string{"owner": "b"})
+	harness.CreateConfigMap(t, f.host, f.b, "one", map[string]string{"owner": "b"})
 
 	t.Run("create", func(t *testing.T) {
-		one := cm(metav1.NamespaceDefault, "one", map[string]string{"owner": "a"})
+		one := harness.ConfigMap(metav1.NamespaceDefault, "one", map[string]string{"owner": "a"})
 		if err := vcl.Create(ctx, one); err != nil {
 			t.Fatal(err)
 		}
 		presented(t, "created object", one)
-		two := cm("", "two", nil)
+		two := harness.ConfigMap("", "two", nil)
 		if err := vcl.Create(ctx, two); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +64,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 				t.Fatalf("%s was not created in %s", name, f.a)
 			}
 		}
-		failing := cm(metav1.NamespaceDefault, "one", nil)
+		failing := harness.ConfigMap(metav1.NamespaceDefault, "one", nil)
 		if err := vcl.Create(ctx, failing); !apierrors.IsAlreadyExists(err) {
 			t.Fatalf("creating a duplicate: %v", err)
 		}
@@ -97,7 +74,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 	t.Run("get", func(t *testing.T) {
 		for _, ns := range []string{metav1.NamespaceDefault, "", f.a} {
 			got := &corev1.ConfigMap{}
-			harness.Eventually(t, shortWait, "cached get", func() bool {
+			harness.Eventually(t, harness.ShortWait, "cached get", func() bool {
 				return vcl.Get(ctx, client.ObjectKey{Namespace: ns, Name: "one"}, got) == nil
 			})
 			presented(t, "got object", got)
@@ -121,7 +98,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 		for _, reader := range []client.Reader{vcl, f.vc.GetCache(), f.vc.GetAPIReader()} {
 			for _, opts := range [][]client.ListOption{nil, {client.InNamespace(metav1.NamespaceDefault)}} {
 				list := &corev1.ConfigMapList{}
-				harness.Eventually(t, shortWait, "list of one and two", func() bool {
+				harness.Eventually(t, harness.ShortWait, "list of one and two", func() bool {
 					if err := reader.List(ctx, list, opts...); err != nil {
 						t.Fatal(err)
 					}
@@ -276,7 +253,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		two := cm(metav1.NamespaceDefault, "two", nil)
+		two := harness.ConfigMap(metav1.NamespaceDefault, "two", nil)
 		if err := vcl.Delete(ctx, two); err != nil {
 			t.Fatal(err)
 		}
@@ -292,13 +269,13 @@ func TestClientVerbsAreScoped(t *testing.T) {
 	t.Run("delete-all-of", func(t *testing.T) {
 		labels := map[string]string{"group": "sweep"}
 		for _, name := range []string{"sweep-1", "sweep-2"} {
-			obj := cm(metav1.NamespaceDefault, name, nil)
+			obj := harness.ConfigMap(metav1.NamespaceDefault, name, nil)
 			obj.Labels = labels
 			if err := vcl.Create(ctx, obj); err != nil {
 				t.Fatal(err)
 			}
 		}
-		neighbour := cm(f.b, "sweep-b", nil)
+		neighbour := harness.ConfigMap(f.b, "sweep-b", nil)
 		neighbour.Labels = labels
 		if err := f.host.Create(ctx, neighbour); err != nil {
 			t.Fatal(err)
@@ -327,7 +304,7 @@ func TestClientRefusesOtherNamespaces(t *testing.T) {
 	f := newVerbsFixture(t, "refuse")
 	ctx := t.Context()
 	vcl := f.vc.GetClient()
-	createConfigMap(t, f.host, f.b, "theirs", map[string]string{"owner": "b"})
+	harness.CreateConfigMap(t, f.host, f.b, "theirs", map[string]string{"owner": "b"})
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.b, Name: "pod"},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/image"}}},
@@ -335,7 +312,7 @@ func TestClientRefusesOtherNamespaces(t *testing.T) {
 	if err := f.host.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	theirs := func() *corev1.ConfigMap { return cm(f.b, "theirs", map[string]string{"owner": "a"}) }
+	theirs := func() *corev1.ConfigMap { return harness.ConfigMap(f.b, "theirs", map[string]string{"owner": "a"}) }
 
 	checks := map[string]func() error{
 		"get": func() error {
@@ -350,9 +327,9 @@ func TestClientRefusesOtherNamespaces(t *testing.T) {
 		"list":          func() error { return vcl.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(f.b)) },
 		"cache list":    func() error { return f.vc.GetCache().List(ctx, &corev1.ConfigMapList{}, client.InNamespace(f.b)) },
 		"api list":      func() error { return f.vc.GetAPIReader().List(ctx, &corev1.ConfigMapList{}, client.InNamespace(f.b)) },
-		"create":        func() error { return vcl.Create(ctx, cm(f.b, "intruder", nil)) },
+		"create":        func() error { return vcl.Create(ctx, harness.ConfigMap(f.b, "intruder", nil)) },
 		"update":        func() error { return vcl.Update(ctx, theirs()) },
-		"patch":         func() error { return vcl.Patch(ctx, theirs(), client.MergeFrom(cm(f.b, "theirs", nil))) },
+		"patch":         func() error { return vcl.Patch(ctx, theirs(), client.MergeFrom(harness.ConfigMap(f.b, "theirs", nil))) },
 		"delete":        func() error { return vcl.Delete(ctx, theirs()) },
 		"delete-all-of": func() error { return vcl.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(f.b)) },
 		"apply": func() error {
@@ -372,7 +349,7 @@ func TestClientRefusesOtherNamespaces(t *testing.T) {
 		},
 	}
 	for what, check := range checks {
-		errorNames(t, what, check(), f.a, f.b)
+		harness.ErrorNames(t, what, check(), f.a, f.b)
 	}
 
 	if f.hostGet(t, f.b, "intruder", &corev1.ConfigMap{}) {
@@ -408,7 +385,7 @@ func TestClusterScopedKindsPassThrough(t *testing.T) {
 		t.Fatal("the namespace list through a virtual cluster lacks another namespace")
 	}
 
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("cluster-scoped-role")}}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: harness.UniqueName("cluster-scoped-role")}}
 	if err := vcl.Create(ctx, role); err != nil {
 		t.Fatal(err)
 	}
@@ -428,17 +405,17 @@ func TestClusterScopedKindsPassThrough(t *testing.T) {
 func TestEventRecorderWritesIntoTheRealNamespace(t *testing.T) {
 	f := newVerbsFixture(t, "events")
 	ctx := t.Context()
-	obj := cm(metav1.NamespaceDefault, "subject", nil)
+	obj := harness.ConfigMap(metav1.NamespaceDefault, "subject", nil)
 	if err := f.vc.GetClient().Create(ctx, obj); err != nil {
 		t.Fatal(err)
 	}
 	recorder := f.vc.GetEventRecorderFor("events-test")
-	recorder.Event(cm(f.b, "subject", nil), corev1.EventTypeWarning, "Escaped", "must be dropped")
+	recorder.Event(harness.ConfigMap(f.b, "subject", nil), corev1.EventTypeWarning, "Escaped", "must be dropped")
 	recorder.Eventf(obj, corev1.EventTypeNormal, "Tested", "hello %s", "world")
 	presented(t, "the recorded object", obj)
 
 	var found corev1.Event
-	harness.Eventually(t, shortWait, "the event in "+f.a, func() bool {
+	harness.Eventually(t, harness.ShortWait, "the event in "+f.a, func() bool {
 		events := &corev1.EventList{}
 		if err := f.host.List(ctx, events, client.InNamespace(f.a)); err != nil {
 			t.Fatal(err)
