@@ -97,13 +97,95 @@ func (s *fakeSource) askedFor() []multicluster.ClusterName {
 // waitStarted returns the next per-cluster source that starts.
 func (s *fakeSource) waitStarted(t *testing.T) startedSource {
 	t.Helper()
-	select {
-	case st := <-s.started:
-		return st
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("no per-cluster source started")
-		return startedSource{}
+	return receive(t, s.started, "no per-cluster source started")
+}
+
+// waitStopped fails the test with what unless the source's context ends in time.
+func (st startedSource) waitStopped(t *testing.T, what string) {
+	t.Helper()
+	receive(t, st.ctx.Done(), what)
+}
+
+// checkRunning fails the test with what if the source's context has ended.
+func (st startedSource) checkRunning(t *testing.T, what string) {
+	t.Helper()
+	if st.ctx.Err() != nil {
+		t.Error(what)
 	}
+}
+
+// engage engages a new fakeCluster under name with c until the returned function, or the test, ends it.
+func engage(t *testing.T, c multicluster.Aware, name multicluster.ClusterName) (disengage context.CancelFunc) {
+	t.Helper()
+	ctx, disengage := context.WithCancel(t.Context())
+	t.Cleanup(disengage)
+	if err := c.Engage(ctx, name, &fakeCluster{name: name}); err != nil {
+		t.Fatal(err)
+	}
+	return disengage
+}
+
+// receive returns the next value from ch, failing the test with what if none comes in time.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal(what)
+		var zero T
+		return zero
+	}
+}
+
+// newController returns an unmanaged controller, of a manager without a provider, that reconciles with r.
+func newController(t *testing.T, name string, r mcreconcile.Reconciler) mccontroller.Controller {
+	t.Helper()
+	c, err := mccontroller.NewUnmanaged(name, newManager(t), mccontroller.Options{Reconciler: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// watchFake registers a new fakeSource with c and returns it.
+func watchFake(t *testing.T, c mccontroller.Controller) *fakeSource {
+	t.Helper()
+	src := newFakeSource()
+	if err := c.MultiClusterWatch(src); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// blockingReconciler is a reconciler whose reconciles return only when their context ends (with its error).
+type blockingReconciler struct{ running chan struct{} }
+
+func newBlockingReconciler() *blockingReconciler {
+	return &blockingReconciler{running: make(chan struct{}, 1)}
+}
+
+func (b *blockingReconciler) Reconcile(ctx context.Context, _ mcreconcile.Request) (reconcile.Result, error) {
+	b.running <- struct{}{}
+	select {
+	case <-ctx.Done():
+		return reconcile.Result{}, ctx.Err()
+	case <-time.After(wait.ForeverTestTimeout):
+		return reconcile.Result{}, errors.New("the reconcile context was not cancelled")
+	}
+}
+
+// inFlight starts a reconcile of req by c in the background, returns once it runs in the reconciler, and returns
+// the channel its error arrives on.
+func (b *blockingReconciler) inFlight(t *testing.T, c mccontroller.Controller, req mcreconcile.Request) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Reconcile(t.Context(), req)
+		done <- err
+	}()
+	receive(t, b.running, "the reconcile did not start")
+	return done
 }
 
 // reconciled is one call of the reconciler.
@@ -126,13 +208,7 @@ func (r *recorder) Reconcile(ctx context.Context, req mcreconcile.Request) (reco
 
 func (r *recorder) next(t *testing.T) reconciled {
 	t.Helper()
-	select {
-	case c := <-r.calls:
-		return c
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("the reconciler was not called")
-		return reconciled{}
-	}
+	return receive(t, r.calls, "the reconciler was not called")
 }
 
 func (r *recorder) none(t *testing.T) {
@@ -163,10 +239,7 @@ func TestNewRequiresAReconciler(t *testing.T) {
 }
 
 func TestMultiClusterWatchNil(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("nil-source", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "nil-source", newRecorder())
 	if err := c.MultiClusterWatch(nil); err == nil {
 		t.Error("MultiClusterWatch(nil) succeeded")
 	}
@@ -174,15 +247,8 @@ func TestMultiClusterWatchNil(t *testing.T) {
 
 func TestReconcile(t *testing.T) {
 	r := newRecorder()
-	c, err := mccontroller.NewUnmanaged("reconcile", newManager(t), mccontroller.Options{Reconciler: r})
-	if err != nil {
-		t.Fatal(err)
-	}
-	engagement, disengage := context.WithCancel(t.Context())
-	defer disengage()
-	if err := c.Engage(engagement, "a", &fakeCluster{name: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "reconcile", r)
+	disengage := engage(t, c, "a")
 
 	tests := []struct {
 		name       string
@@ -230,33 +296,11 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileIsCancelledWhenItsClusterLeaves(t *testing.T) {
-	inReconcile := make(chan struct{})
-	c, err := mccontroller.NewUnmanaged("cancel-in-flight", newManager(t), mccontroller.Options{
-		Reconciler: mcreconcile.Func(func(ctx context.Context, _ mcreconcile.Request) (reconcile.Result, error) {
-			close(inReconcile)
-			select {
-			case <-ctx.Done():
-				return reconcile.Result{}, ctx.Err()
-			case <-time.After(wait.ForeverTestTimeout):
-				return reconcile.Result{}, errors.New("the reconcile context was not cancelled")
-			}
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	engagement, disengage := context.WithCancel(t.Context())
-	defer disengage()
-	if err := c.Engage(engagement, "a", &fakeCluster{name: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	r := newBlockingReconciler()
+	c := newController(t, "cancel-in-flight", r)
+	disengage := engage(t, c, "a")
 
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Reconcile(t.Context(), request("a", "obj"))
-		done <- err
-	}()
-	<-inReconcile
+	done := r.inFlight(t, c, request("a", "obj"))
 	disengage()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Reconcile() error = %v, want context.Canceled", err)

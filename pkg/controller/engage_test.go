@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 
@@ -30,13 +28,8 @@ func start(t *testing.T, c mccontroller.Controller) (stop func()) {
 		}
 		stopped = true
 		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Start() error = %v", err)
-			}
-		case <-time.After(wait.ForeverTestTimeout):
-			t.Error("the controller did not stop")
+		if err := receive(t, done, "the controller did not stop"); err != nil {
+			t.Errorf("Start() error = %v", err)
 		}
 	}
 	t.Cleanup(stop)
@@ -45,71 +38,46 @@ func start(t *testing.T, c mccontroller.Controller) (stop func()) {
 
 func TestEngageStartsSourcesAndRequestsReachTheReconciler(t *testing.T) {
 	r := newRecorder()
-	c, err := mccontroller.NewUnmanaged("pipeline", newManager(t), mccontroller.Options{Reconciler: r})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
+	c := newController(t, "pipeline", r)
+	src := watchFake(t, c)
+	// reaches waits for the next source to start, for the named cluster, and checks that a request it queues is
+	// reconciled with that cluster in the context.
+	reaches := func(name multicluster.ClusterName) startedSource {
+		t.Helper()
+		st := src.waitStarted(t)
+		if st.cluster != name {
+			t.Fatalf("started the source of %q, want %s", st.cluster, name)
+		}
+		st.queue.Add(request(name, "from-"+name.String()))
+		if got := r.next(t); got.req != request(name, "from-"+name.String()) || got.ctxCluster != name {
+			t.Errorf("reconciled %v in context cluster %q, want %s's request in %s", got.req, got.ctxCluster, name, name)
+		}
+		return st
 	}
 
 	// Engaged before the controller starts: the source starts with the controller.
-	engagementA, disengageA := context.WithCancel(t.Context())
-	defer disengageA()
-	if err := c.Engage(engagementA, "a", &fakeCluster{name: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	disengageA := engage(t, c, "a")
 	select {
 	case st := <-src.started:
 		t.Fatalf("source of %q started before the controller", st.cluster)
 	default:
 	}
-
 	start(t, c)
-	stA := src.waitStarted(t)
-	if stA.cluster != "a" {
-		t.Fatalf("started the source of %q, want a", stA.cluster)
-	}
-	stA.queue.Add(request("a", "from-a"))
-	if got := r.next(t); got.req != request("a", "from-a") || got.ctxCluster != "a" {
-		t.Errorf("reconciled %v in context cluster %q, want a's request in a", got.req, got.ctxCluster)
-	}
+	stA := reaches("a")
 
 	// Engaged while the controller runs: the source starts at once.
-	if err := c.Engage(t.Context(), "b", &fakeCluster{name: "b"}); err != nil {
-		t.Fatal(err)
-	}
-	stB := src.waitStarted(t)
-	if stB.cluster != "b" {
-		t.Fatalf("started the source of %q, want b", stB.cluster)
-	}
-	stB.queue.Add(request("b", "from-b"))
-	if got := r.next(t); got.req != request("b", "from-b") || got.ctxCluster != "b" {
-		t.Errorf("reconciled %v in context cluster %q, want b's request in b", got.req, got.ctxCluster)
-	}
+	engage(t, c, "b")
+	stB := reaches("b")
 
 	// Disengaging a ends its source and only its source.
 	disengageA()
-	select {
-	case <-stA.ctx.Done():
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("the source of a outlived its cluster's engagement")
-	}
-	if stB.ctx.Err() != nil {
-		t.Error("disengaging a stopped the source of b")
-	}
+	stA.waitStopped(t, "the source of a outlived its cluster's engagement")
+	stB.checkRunning(t, "disengaging a stopped the source of b")
 }
 
 func TestControllerStopEndsEverySource(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("stop", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "stop", newRecorder())
+	src := watchFake(t, c)
 	if err := c.Engage(t.Context(), "a", &fakeCluster{name: "a"}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +85,7 @@ func TestControllerStopEndsEverySource(t *testing.T) {
 	st := src.waitStarted(t)
 
 	stop()
-	select {
-	case <-st.ctx.Done():
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("the source outlived the controller")
-	}
+	st.waitStopped(t, "the source outlived the controller")
 
 	// A stopped controller engages nothing.
 	if err := c.Engage(t.Context(), "late", &fakeCluster{name: "late"}); err != nil {
@@ -133,14 +97,8 @@ func TestControllerStopEndsEverySource(t *testing.T) {
 }
 
 func TestEngageIdempotenceAndReplacement(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("replace", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "replace", newRecorder())
+	src := watchFake(t, c)
 	start(t, c)
 
 	first, second := &fakeCluster{name: "a-1"}, &fakeCluster{name: "a-2"}
@@ -161,40 +119,23 @@ func TestEngageIdempotenceAndReplacement(t *testing.T) {
 		t.Fatalf("sources built for %q, want a twice after the replacement", got)
 	}
 	stSecond := src.waitStarted(t)
-	select {
-	case <-stFirst.ctx.Done():
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("the replaced instance's source kept running")
-	}
-	if stSecond.ctx.Err() != nil {
-		t.Error("the replacement's source is not running")
-	}
+	stFirst.waitStopped(t, "the replaced instance's source kept running")
+	stSecond.checkRunning(t, "the replacement's source is not running")
 }
 
 func TestEngageWithEndedContext(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("ended", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "ended", newRecorder())
+	src := watchFake(t, c)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := c.Engage(ctx, "a", &fakeCluster{name: "a"}); err != nil {
-		t.Errorf("Engage() error = %v", err)
-	}
-	if got := src.askedFor(); len(got) != 0 {
-		t.Errorf("sources built for %q, want none", got)
+	err := c.Engage(ctx, "a", &fakeCluster{name: "a"})
+	if got := src.askedFor(); err != nil || len(got) != 0 {
+		t.Errorf("Engage() error = %v, sources built for %q; want no error and none", err, got)
 	}
 }
 
 func TestMultiClusterWatchAfterEngage(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("late-watch", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "late-watch", newRecorder())
 	for _, name := range []multicluster.ClusterName{"a", "b", "ignored"} {
 		if err := c.Engage(t.Context(), name, &fakeCluster{name: name}); err != nil {
 			t.Fatal(err)
@@ -202,10 +143,7 @@ func TestMultiClusterWatchAfterEngage(t *testing.T) {
 	}
 	start(t, c)
 
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	src := watchFake(t, c)
 	if got := src.askedFor(); !slices.Equal(slices.Sorted(slices.Values(got)), []multicluster.ClusterName{"a", "b", "ignored"}) {
 		t.Errorf("sources built for %q, want every engaged cluster", got)
 	}
@@ -217,17 +155,14 @@ func TestMultiClusterWatchAfterEngage(t *testing.T) {
 
 func TestSourceErrorsNameTheCluster(t *testing.T) {
 	r := newRecorder()
-	c, err := mccontroller.NewUnmanaged("broken-source", newManager(t), mccontroller.Options{Reconciler: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "broken-source", r)
 	broken := newFakeSource()
 	broken.err = errors.New("boom")
 
 	if err := c.Engage(t.Context(), "early", &fakeCluster{name: "early"}); err != nil {
 		t.Fatal(err)
 	}
-	err = c.MultiClusterWatch(broken)
+	err := c.MultiClusterWatch(broken)
 	if err == nil || !strings.Contains(err.Error(), `"early"`) || !strings.Contains(err.Error(), `"broken-source"`) || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("MultiClusterWatch() error = %v, want one naming the controller, the cluster and the cause", err)
 	}
@@ -253,10 +188,7 @@ func TestManagedControllerIsEngagedByTheManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	src := watchFake(t, c)
 	if err := m.Engage(t.Context(), "after", &fakeCluster{name: "after"}); err != nil {
 		t.Fatal(err)
 	}
@@ -283,10 +215,7 @@ func TestQueueKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := newFakeSource()
-			if err := c.MultiClusterWatch(src); err != nil {
-				t.Fatal(err)
-			}
+			src := watchFake(t, c)
 			if err := c.Engage(t.Context(), "a", &fakeCluster{name: "a"}); err != nil {
 				t.Fatal(err)
 			}

@@ -167,10 +167,7 @@ func (g engagementGate) StartWork(ctx context.Context) (context.Context, func(),
 func TestReconcilePassesTheEngagementsGate(t *testing.T) {
 	gate := &gateCoordinator{allowed: map[multicluster.ClusterName]bool{"mine": true}}
 	r := newRecorder()
-	c, err := mccontroller.NewUnmanaged("engagement-gated", newManager(t), mccontroller.Options{Reconciler: r})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "engagement-gated", r)
 	for _, name := range []multicluster.ClusterName{"mine", "theirs"} {
 		ctx := clusters.WithWorkGate(t.Context(), engagementGate{of: gate, name: name})
 		if err := c.Engage(ctx, name, &fakeCluster{name: name}); err != nil {

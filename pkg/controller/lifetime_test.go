@@ -3,35 +3,24 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 // Clusters engaged with lifetimes (clusters.WithLifetime, as providers engage them) are disengaged entirely when
 // their lifetimes end: their sources stop, the controller forgets them, and no goroutine is left.
 func TestEndedLifetimeLeavesNothing(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
-	c, err := mccontroller.NewUnmanaged("lifetimes", newManager(t), mccontroller.Options{
-		Reconciler: mcreconcile.Func(func(context.Context, mcreconcile.Request) (reconcile.Result, error) {
-			return reconcile.Result{}, nil
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := newFakeSource()
-	if err := c.MultiClusterWatch(src); err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "lifetimes", newRecorder())
+	src := watchFake(t, c)
 	stop := start(t, c)
 
 	run, endRun := clusters.WithLifetime(t.Context())
@@ -62,11 +51,7 @@ func TestEndedLifetimeLeavesNothing(t *testing.T) {
 	cancels["a"]()
 	endRun() // ends b and c with the run
 	for _, name := range names {
-		select {
-		case <-started[name].ctx.Done():
-		case <-time.After(wait.ForeverTestTimeout):
-			t.Fatalf("the source of %s outlived its cluster's lifetime", name)
-		}
+		started[name].waitStopped(t, fmt.Sprintf("the source of %s outlived its cluster's lifetime", name))
 	}
 	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, wait.ForeverTestTimeout, true,
 		func(context.Context) (bool, error) {
@@ -83,31 +68,13 @@ func TestEndedLifetimeLeavesNothing(t *testing.T) {
 
 // Replacing a cluster stops the reconciles of the instance it replaces, as the end of its context would.
 func TestReplacementCancelsRunningReconciles(t *testing.T) {
-	inReconcile := make(chan struct{})
-	c, err := mccontroller.NewUnmanaged("replace-in-flight", newManager(t), mccontroller.Options{
-		Reconciler: mcreconcile.Func(func(ctx context.Context, _ mcreconcile.Request) (reconcile.Result, error) {
-			close(inReconcile)
-			select {
-			case <-ctx.Done():
-				return reconcile.Result{}, ctx.Err()
-			case <-time.After(wait.ForeverTestTimeout):
-				return reconcile.Result{}, errors.New("the reconcile context was not cancelled")
-			}
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newBlockingReconciler()
+	c := newController(t, "replace-in-flight", r)
 	if err := c.Engage(t.Context(), "a", &fakeCluster{name: "a-1"}); err != nil {
 		t.Fatal(err)
 	}
 
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Reconcile(t.Context(), request("a", "obj"))
-		done <- err
-	}()
-	<-inReconcile
+	done := r.inFlight(t, c, request("a", "obj"))
 	if err := c.Engage(t.Context(), "a", &fakeCluster{name: "a-2"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -44,10 +43,7 @@ func (s *gatedClusterSource) WaitForSync(ctx context.Context) error {
 // A controller reports the engaged clusters whose sources have not synced, only while it runs (a standby replica
 // reports none), and stops reporting a cluster once its sources synced or it was disengaged.
 func TestUnsyncedClusters(t *testing.T) {
-	c, err := mccontroller.NewUnmanaged("unsynced", newManager(t), mccontroller.Options{Reconciler: newRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newController(t, "unsynced", newRecorder())
 	src := &gatedSource{gates: map[multicluster.ClusterName]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}}
 	if err := c.MultiClusterWatch(src); err != nil {
 		t.Fatal(err)

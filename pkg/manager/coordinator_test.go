@@ -60,10 +60,7 @@ func TestManagerDelegatesToItsCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 	a := &fakeCluster{name: "a"}
 	if err := m.Engage(t.Context(), "a", a); err != nil {
 		t.Fatal(err)
@@ -84,9 +81,7 @@ func TestManagerDelegatesToItsCoordinator(t *testing.T) {
 		t.Error("the manager engaged a runnable behind its coordinator's back")
 	}
 	// GetCluster still answers engaged clusters, whoever the coordinator engages them with.
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != a {
-		t.Errorf("GetCluster(a) = (%v, %v), want the engaged cluster", cl, err)
-	}
+	expectCluster(t, m, "a", a, "the engaged cluster")
 
 	gate, ok := m.(mcmanager.ClusterWorkGate)
 	if !ok {

@@ -19,20 +19,15 @@ import (
 // supplies the fleet. Starting the manager starts the provider, which engages its clusters with the manager and
 // every controller built for it.
 func ExampleNew() {
-	log := ctrl.Log.WithName("manager-examples")
-
 	provider := clusters.New()
 
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{})
-	if err != nil {
-		log.Error(err, "could not create manager")
-		os.Exit(1)
+	if err == nil {
+		// Controllers built with mcbuilder.ControllerManagedBy(mgr) go here.
+		err = mgr.Start(ctrl.SetupSignalHandler())
 	}
-
-	// Controllers built with mcbuilder.ControllerManagedBy(mgr) go here.
-
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not start manager")
+	if err != nil {
+		ctrl.Log.Error(err, "the manager failed")
 		os.Exit(1)
 	}
 }
@@ -41,37 +36,32 @@ func ExampleNew() {
 // single-cluster mode: multi-cluster controllers watch the host cluster, and GetCluster(ctx, LocalCluster)
 // returns it, so the same reconciler runs unchanged with and without a fleet.
 func ExampleWithMultiCluster() {
-	log := ctrl.Log.WithName("manager-examples")
-
-	host, err := manager.New(ctrl.GetConfigOrDie(), manager.Options{})
-	if err != nil {
-		log.Error(err, "could not create manager")
-		os.Exit(1)
+	run := func(ctx context.Context) error {
+		host, err := manager.New(ctrl.GetConfigOrDie(), manager.Options{})
+		if err != nil {
+			return err
+		}
+		mgr, err := mcmanager.WithMultiCluster(host, nil)
+		if err != nil {
+			return err
+		}
+		err = mcbuilder.ControllerManagedBy(mgr).
+			For(&corev1.ConfigMap{}).
+			Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+				cl, err := mgr.GetCluster(ctx, req.ClusterName) // the host cluster in single-cluster mode
+				if err != nil {
+					return ctrl.Result{}, err
+				}
+				cm := &corev1.ConfigMap{}
+				return ctrl.Result{}, client.IgnoreNotFound(cl.GetClient().Get(ctx, req.NamespacedName, cm))
+			}))
+		if err != nil {
+			return err
+		}
+		return mgr.Start(ctx)
 	}
-
-	mgr, err := mcmanager.WithMultiCluster(host, nil)
-	if err != nil {
-		log.Error(err, "could not wrap manager")
-		os.Exit(1)
-	}
-
-	err = mcbuilder.ControllerManagedBy(mgr).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName) // the host cluster in single-cluster mode
-			if err != nil {
-				return ctrl.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			return ctrl.Result{}, client.IgnoreNotFound(cl.GetClient().Get(ctx, req.NamespacedName, cm))
-		}))
-	if err != nil {
-		log.Error(err, "could not create controller")
-		os.Exit(1)
-	}
-
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not start manager")
+	if err := run(ctrl.SetupSignalHandler()); err != nil {
+		ctrl.Log.Error(err, "the single-cluster controller failed")
 		os.Exit(1)
 	}
 }
@@ -79,22 +69,17 @@ func ExampleWithMultiCluster() {
 // This example serves a readiness endpoint that reports ready only once every engaged cluster has synced for every
 // controller, naming the clusters that have not.
 func ExampleFleetReadyzCheck() {
-	log := ctrl.Log.WithName("manager-examples")
-
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), clusters.New(), mcmanager.Options{
 		HealthProbeBindAddress: ":8081",
 	})
+	if err == nil {
+		err = mgr.AddReadyzCheck("fleet", mcmanager.FleetReadyzCheck(mgr))
+	}
+	if err == nil {
+		err = mgr.Start(ctrl.SetupSignalHandler())
+	}
 	if err != nil {
-		log.Error(err, "could not create manager")
-		os.Exit(1)
-	}
-	if err := mgr.AddReadyzCheck("fleet", mcmanager.FleetReadyzCheck(mgr)); err != nil {
-		log.Error(err, "could not add the fleet readiness check")
-		os.Exit(1)
-	}
-
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not start manager")
+		ctrl.Log.Error(err, "the manager failed")
 		os.Exit(1)
 	}
 }

@@ -61,6 +61,24 @@ type engagement struct {
 }
 
 // fakeRunnable is a cluster-aware runnable that records its engagements.
+// expectCluster fails the test unless m's GetCluster returns want for name; what describes want.
+func expectCluster(t *testing.T, m mcmanager.Manager, name multicluster.ClusterName, want cluster.Cluster, what string) {
+	t.Helper()
+	if cl, err := m.GetCluster(t.Context(), name); err != nil || cl != want {
+		t.Errorf("GetCluster(%s) = (%v, %v), want %s", name, cl, err, what)
+	}
+}
+
+// addRunnable adds a new fakeRunnable to m or fails the test.
+func addRunnable(t *testing.T, m mcmanager.Manager) *fakeRunnable {
+	t.Helper()
+	r := &fakeRunnable{}
+	if err := m.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 type fakeRunnable struct {
 	mu      sync.Mutex
 	engaged []engagement
@@ -174,10 +192,7 @@ func TestEngageRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newManager(t, nil)
-			r := &fakeRunnable{}
-			if err := m.Add(r); err != nil {
-				t.Fatal(err)
-			}
+			r := addRunnable(t, m)
 			err := m.Engage(t.Context(), tt.clusterName, tt.cluster)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Engage() error = %v, want one containing %q", err, tt.wantErr)
@@ -194,10 +209,7 @@ func TestEngageRejects(t *testing.T) {
 
 func TestEngageWithCancelledContextIsNoOp(t *testing.T) {
 	m := newManager(t, nil)
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 
@@ -232,17 +244,12 @@ func TestEngageFansOut(t *testing.T) {
 			t.Errorf("runnable %d engagements = %+v, want a once with the engagement context", i, got)
 		}
 	}
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != a {
-		t.Errorf("GetCluster(a) = (%v, %v), want the engaged cluster", cl, err)
-	}
+	expectCluster(t, m, "a", a, "the engaged cluster")
 }
 
 func TestEngageSameInstanceTwice(t *testing.T) {
 	m := newManager(t, nil)
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 	a := &fakeCluster{name: "a"}
 
 	for range 3 {
@@ -257,10 +264,7 @@ func TestEngageSameInstanceTwice(t *testing.T) {
 
 func TestEngageReplacement(t *testing.T) {
 	m := newManager(t, nil)
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 	first, second := &fakeCluster{name: "a-1"}, &fakeCluster{name: "a-2"}
 
 	ctx1, cancel1 := context.WithCancel(t.Context())
@@ -276,23 +280,16 @@ func TestEngageReplacement(t *testing.T) {
 	if len(got) != 2 || got[0].cluster != first || got[1].cluster != second {
 		t.Fatalf("engagements = %+v, want the first then the second instance", got)
 	}
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != second {
-		t.Errorf("GetCluster(a) = (%v, %v), want the replacement", cl, err)
-	}
+	expectCluster(t, m, "a", second, "the replacement")
 
 	// The first engagement ending must not remove its replacement.
 	cancel1()
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != second {
-		t.Errorf("GetCluster(a) after the replaced engagement ended = (%v, %v), want the replacement", cl, err)
-	}
+	expectCluster(t, m, "a", second, "the replacement after the replaced engagement ended")
 }
 
 func TestEngageAgainAfterContextEnds(t *testing.T) {
 	m := newManager(t, nil)
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 	a := &fakeCluster{name: "a"}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -306,9 +303,7 @@ func TestEngageAgainAfterContextEnds(t *testing.T) {
 	if got := r.engagedNames(); len(got) != 2 {
 		t.Errorf("runnable engaged %d times, want twice: the first engagement had ended", len(got))
 	}
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != a {
-		t.Errorf("GetCluster(a) = (%v, %v), want the re-engaged cluster", cl, err)
-	}
+	expectCluster(t, m, "a", a, "the re-engaged cluster")
 }
 
 func TestDisengagedClusterFallsBackToTheProvider(t *testing.T) {
@@ -373,10 +368,7 @@ func TestRunnableAddedLaterIsEngagedWithLiveClusters(t *testing.T) {
 	}
 	cancel()
 
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatalf("Add() error = %v", err)
-	}
+	r := addRunnable(t, m)
 
 	got := map[string]engagement{}
 	for _, e := range r.engagements() {

@@ -49,10 +49,7 @@ func TestStartRunsTheProviderOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	r := &fakeRunnable{}
-	if err := m.Add(r); err != nil {
-		t.Fatal(err)
-	}
+	r := addRunnable(t, m)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -63,9 +60,7 @@ func TestStartRunsTheProviderOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the provider's cluster never reached the runnable: %v", r.engagedNames())
 	}
-	if cl, err := m.GetCluster(t.Context(), "a"); err != nil || cl != a {
-		t.Errorf("GetCluster(a) = (%v, %v), want the provider's cluster", cl, err)
-	}
+	expectCluster(t, m, "a", a, "the provider's cluster")
 
 	cancel()
 	select {

@@ -21,6 +21,32 @@ type Cache struct {
 
 var _ cache.Cache = &Cache{}
 
+// GetInformer returns a *Informer over the shared cache's informer for obj's kind. It accepts the shared
+// cache's options (for example cache.BlockUntilSynced(false)).
+func (c *Cache) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	namespaced, err := c.scope.isNamespaced(obj)
+	return c.informer(namespaced, err, func() (cache.Informer, error) { return c.Cache.GetInformer(ctx, obj, opts...) })
+}
+
+// GetInformerForKind returns a *Informer over the shared cache's informer for gvk.
+func (c *Cache) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	namespaced, err := c.scope.isGVKNamespaced(gvk)
+	return c.informer(namespaced, err, func() (cache.Informer, error) { return c.Cache.GetInformerForKind(ctx, gvk, opts...) })
+}
+
+// informer returns the virtual cluster's view of the shared informer get returns, of a kind that is namespaced or
+// not; mappingErr is the error of telling which, if any.
+func (c *Cache) informer(namespaced bool, mappingErr error, get func() (cache.Informer, error)) (cache.Informer, error) {
+	if mappingErr != nil {
+		return nil, mappingErr
+	}
+	informer, err := get()
+	if err != nil {
+		return nil, err
+	}
+	return c.scoped(informer, namespaced), nil
+}
+
 // Get reads the object from the shared cache, in the virtual cluster's namespace; see Client.Get.
 func (c *Cache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	return scopedGet(ctx, c.scope, c.Cache, key, obj, opts...)
@@ -30,33 +56,6 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, obj client.Object
 // MatchingFields works with indexes registered through Host.IndexField or the cache's IndexField.
 func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return scopedList(ctx, c.scope, c.Cache, list, opts...)
-}
-
-// GetInformer returns a *Informer over the shared cache's informer for obj's kind. It accepts the shared
-// cache's options (for example cache.BlockUntilSynced(false)).
-func (c *Cache) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
-	namespaced, err := c.scope.isNamespaced(obj)
-	if err != nil {
-		return nil, err
-	}
-	informer, err := c.Cache.GetInformer(ctx, obj, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return c.scoped(informer, namespaced), nil
-}
-
-// GetInformerForKind returns a *Informer over the shared cache's informer for gvk.
-func (c *Cache) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
-	namespaced, err := c.scope.isGVKNamespaced(gvk)
-	if err != nil {
-		return nil, err
-	}
-	informer, err := c.Cache.GetInformerForKind(ctx, gvk, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return c.scoped(informer, namespaced), nil
 }
 
 func (c *Cache) scoped(informer cache.Informer, namespaced bool) *Informer {

@@ -45,32 +45,17 @@ func (n *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 
 // Create creates obj in the virtual cluster's namespace; see Client.
 func (n *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	restore, err := n.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	return n.Client.Create(ctx, obj, opts...)
+	return n.scope.scoped(obj, func() error { return n.Client.Create(ctx, obj, opts...) })
 }
 
 // Delete deletes obj from the virtual cluster's namespace; see Client.
 func (n *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	restore, err := n.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	return n.Client.Delete(ctx, obj, opts...)
+	return n.scope.scoped(obj, func() error { return n.Client.Delete(ctx, obj, opts...) })
 }
 
 // Update updates obj in the virtual cluster's namespace; see Client.
 func (n *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	restore, err := n.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	return n.Client.Update(ctx, obj, opts...)
+	return n.scope.scoped(obj, func() error { return n.Client.Update(ctx, obj, opts...) })
 }
 
 // Patch patches obj in the virtual cluster's namespace, with any patch type, server-side apply (client.Apply)
@@ -78,12 +63,7 @@ func (n *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 // patch against an original read through the virtual cluster sets metadata.namespace to the value the object
 // already has.
 func (n *Client) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	restore, err := n.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	return n.Client.Patch(ctx, obj, patch, opts...)
+	return n.scope.scoped(obj, func() error { return n.Client.Patch(ctx, obj, patch, opts...) })
 }
 
 // Apply applies an apply configuration (server-side apply) in the virtual cluster's namespace: the configuration's
@@ -143,66 +123,26 @@ var _ client.SubResourceClient = SubResourceClient{}
 
 // Get reads the sub-resource of obj into subResource.
 func (s SubResourceClient) Get(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceGetOption) error {
-	restore, err := s.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	restoreBody, err := s.scope.enterBody(subResource)
-	if err != nil {
-		return err
-	}
-	defer restoreBody()
-	return s.reader.Get(ctx, obj, subResource, opts...)
+	return s.scope.scopedWithBody(obj, subResource, func() error { return s.reader.Get(ctx, obj, subResource, opts...) })
 }
 
 // Create creates the sub-resource of obj (for example a TokenRequest for a ServiceAccount, or an Eviction for a Pod).
 func (s SubResourceClient) Create(ctx context.Context, obj client.Object, subResource client.Object, opts ...client.SubResourceCreateOption) error {
-	restore, err := s.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
-	restoreBody, err := s.scope.enterBody(subResource)
-	if err != nil {
-		return err
-	}
-	defer restoreBody()
-	return s.writer.Create(ctx, obj, subResource, opts...)
+	return s.scope.scopedWithBody(obj, subResource, func() error { return s.writer.Create(ctx, obj, subResource, opts...) })
 }
 
 // Update updates the sub-resource of obj.
 func (s SubResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	restore, err := s.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
 	updateOpts := &client.SubResourceUpdateOptions{}
 	updateOpts.ApplyOptions(opts)
-	restoreBody, err := s.scope.enterBody(updateOpts.SubResourceBody)
-	if err != nil {
-		return err
-	}
-	defer restoreBody()
-	return s.writer.Update(ctx, obj, opts...)
+	return s.scope.scopedWithBody(obj, updateOpts.SubResourceBody, func() error { return s.writer.Update(ctx, obj, opts...) })
 }
 
 // Patch patches the sub-resource of obj.
 func (s SubResourceClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	restore, err := s.scope.enter(obj)
-	if err != nil {
-		return err
-	}
-	defer restore()
 	patchOpts := &client.SubResourcePatchOptions{}
 	patchOpts.ApplyOptions(opts)
-	restoreBody, err := s.scope.enterBody(patchOpts.SubResourceBody)
-	if err != nil {
-		return err
-	}
-	defer restoreBody()
-	return s.writer.Patch(ctx, obj, patch, opts...)
+	return s.scope.scopedWithBody(obj, patchOpts.SubResourceBody, func() error { return s.writer.Patch(ctx, obj, patch, opts...) })
 }
 
 // Apply applies the apply configuration of obj's sub-resource (for example its status), scoped like the client's

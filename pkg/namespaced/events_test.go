@@ -1,6 +1,7 @@
 package namespaced_test
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,57 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
+
+// waitForTested lists the Events of the real namespace of the fixture's cluster into list until one of items() has
+// the reason "Tested", and returns it.
+func waitForTested[E any](t *testing.T, f *verbsFixture, list client.ObjectList, items func() []E, reason func(E) string) E {
+	t.Helper()
+	var found E
+	harness.Eventually(t, harness.ShortWait, "the event in "+f.a, func() bool {
+		if err := f.host.List(t.Context(), list, client.InNamespace(f.a)); err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(items(), func(e E) bool { return reason(e) == "Tested" })
+		if i >= 0 {
+			found = items()[i]
+		}
+		return i >= 0
+	})
+	return found
+}
+
+// A virtual cluster's event recorder creates Events in its real namespace, about the real object; an event about
+// an object of another namespace is dropped.
+func TestEventRecorderWritesIntoTheRealNamespace(t *testing.T) {
+	f := newVerbsFixture(t, "events")
+	ctx := t.Context()
+	obj := harness.ConfigMap(metav1.NamespaceDefault, "subject", nil)
+	if err := f.vc.GetClient().Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	recorder := f.vc.GetEventRecorderFor("events-test")
+	recorder.Event(harness.ConfigMap(f.b, "subject", nil), corev1.EventTypeWarning, "Escaped", "must be dropped")
+	recorder.Eventf(obj, corev1.EventTypeNormal, "Tested", "hello %s", "world")
+	presented(t, "the recorded object", obj)
+
+	events := &corev1.EventList{}
+	found := waitForTested(t, f, events, func() []corev1.Event { return events.Items }, func(e corev1.Event) string { return e.Reason })
+	if found.InvolvedObject.Namespace != f.a || found.InvolvedObject.Name != "subject" || found.InvolvedObject.UID != obj.UID {
+		t.Fatalf("the event refers to %+v, want the real object %s/subject", found.InvolvedObject, f.a)
+	}
+	if found.Message != "hello world" {
+		t.Fatalf("message %q", found.Message)
+	}
+	escaped := &corev1.EventList{}
+	if err := f.host.List(ctx, escaped, client.InNamespace(f.b)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range escaped.Items {
+		if e.Reason == "Escaped" {
+			t.Fatalf("an event about another namespace's object was recorded: %+v", e)
+		}
+	}
+}
 
 // A virtual cluster's recorder of the events.k8s.io/v1 API (GetEventRecorder, controller-runtime's events API)
 // creates Events in its real namespace, regarding and related to the real objects; an event whose regarding or
@@ -31,20 +83,8 @@ func TestEventsRecorderWritesIntoTheRealNamespace(t *testing.T) {
 	presented(t, "the regarding object", subject)
 	presented(t, "the related object", related)
 
-	var found eventsv1.Event
-	harness.Eventually(t, harness.ShortWait, "the event in "+f.a, func() bool {
-		events := &eventsv1.EventList{}
-		if err := f.host.List(ctx, events, client.InNamespace(f.a)); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range events.Items {
-			if e.Reason == "Tested" {
-				found = e
-				return true
-			}
-		}
-		return false
-	})
+	events := &eventsv1.EventList{}
+	found := waitForTested(t, f, events, func() []eventsv1.Event { return events.Items }, func(e eventsv1.Event) string { return e.Reason })
 	if found.Regarding.Namespace != f.a || found.Regarding.Name != "subject" || found.Regarding.UID != subject.UID {
 		t.Errorf("the event regards %+v, want the real object %s/subject", found.Regarding, f.a)
 	}

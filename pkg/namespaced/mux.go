@@ -301,59 +301,44 @@ func (m *informerMux) routed(namespace string) []*scopedRegistration {
 
 // OnAdd routes an add to the handlers of the object's namespace.
 func (m *informerMux) OnAdd(obj any, isInInitialList bool) {
-	ns, ok := namespaceOf(obj)
-	if !ok {
-		return
-	}
-	regs := m.routed(ns)
-	if len(regs) == 0 {
-		return
-	}
-	obj = present(obj, ns)
-	for _, r := range regs {
-		r.mu.Lock()
-		if !r.removed.Load() {
-			r.handler.OnAdd(obj, isInInitialList)
-		}
-		r.mu.Unlock()
+	if ns, regs := m.handlersOf(obj); len(regs) > 0 {
+		obj = present(obj, ns)
+		deliver(regs, func(h toolscache.ResourceEventHandler) { h.OnAdd(obj, isInInitialList) })
 	}
 }
 
 // OnUpdate routes an update to the handlers of the object's namespace.
 func (m *informerMux) OnUpdate(oldObj, newObj any) {
-	ns, ok := namespaceOf(newObj)
-	if !ok {
-		return
-	}
-	regs := m.routed(ns)
-	if len(regs) == 0 {
-		return
-	}
-	oldObj, newObj = present(oldObj, ns), present(newObj, ns)
-	for _, r := range regs {
-		r.mu.Lock()
-		if !r.removed.Load() {
-			r.handler.OnUpdate(oldObj, newObj)
-		}
-		r.mu.Unlock()
+	if ns, regs := m.handlersOf(newObj); len(regs) > 0 {
+		oldObj, newObj = present(oldObj, ns), present(newObj, ns)
+		deliver(regs, func(h toolscache.ResourceEventHandler) { h.OnUpdate(oldObj, newObj) })
 	}
 }
 
 // OnDelete routes a delete, or a deletion tombstone, to the handlers of the object's namespace.
 func (m *informerMux) OnDelete(obj any) {
+	if ns, regs := m.handlersOf(obj); len(regs) > 0 {
+		obj = present(obj, ns)
+		deliver(regs, func(h toolscache.ResourceEventHandler) { h.OnDelete(obj) })
+	}
+}
+
+// handlersOf returns the namespace of an informer's object (or deletion tombstone) and the registrations of that
+// namespace; none for an object without a namespace to tell.
+func (m *informerMux) handlersOf(obj any) (string, []*scopedRegistration) {
 	ns, ok := namespaceOf(obj)
 	if !ok {
-		return
+		return "", nil
 	}
-	regs := m.routed(ns)
-	if len(regs) == 0 {
-		return
-	}
-	obj = present(obj, ns)
+	return ns, m.routed(ns)
+}
+
+// deliver passes an event to the handler of every registration that has not been removed, one at a time.
+func deliver(regs []*scopedRegistration, event func(toolscache.ResourceEventHandler)) {
 	for _, r := range regs {
 		r.mu.Lock()
 		if !r.removed.Load() {
-			r.handler.OnDelete(obj)
+			event(r.handler)
 		}
 		r.mu.Unlock()
 	}

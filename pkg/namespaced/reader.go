@@ -58,12 +58,12 @@ type namespacedReader struct {
 
 var _ client.Reader = &namespacedReader{}
 
-// Get reads the object from the virtual cluster's namespace; see Client.Get.
-func (r *namespacedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	return scopedGet(ctx, r.scope, r.reader, key, obj, opts...)
-}
-
 // List lists the objects of the virtual cluster's namespace; see Client.List.
 func (r *namespacedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return scopedList(ctx, r.scope, r.reader, list, opts...)
+}
+
+// Get reads the object from the virtual cluster's namespace; see Client.Get.
+func (r *namespacedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return scopedGet(ctx, r.scope, r.reader, key, obj, opts...)
 }

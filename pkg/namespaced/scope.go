@@ -88,6 +88,30 @@ func (s *scope) enter(obj client.Object) (restore func(), err error) {
 	return func() { setNamespace(obj, presentedNamespace) }, nil
 }
 
+// scoped runs request, a write of obj, with obj in the real namespace (see enter), and presents obj again when it
+// returns, whatever its outcome.
+func (s *scope) scoped(obj client.Object, request func() error) error {
+	restore, err := s.enter(obj)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	return request()
+}
+
+// scopedWithBody runs request, a sub-resource request of obj with body, like scoped, with body in the real
+// namespace too (see enterBody).
+func (s *scope) scopedWithBody(obj, body client.Object, request func() error) error {
+	return s.scoped(obj, func() error {
+		restoreBody, err := s.enterBody(body)
+		if err != nil {
+			return err
+		}
+		defer restoreBody()
+		return request()
+	})
+}
+
 // enterBody prepares the body of a sub-resource request (a TokenRequest, an Eviction, a Scale, ...), whose kind
 // may have no REST mapping of its own: a namespace it names is checked and replaced by the real one; an empty one
 // is left for the client to fill in. The returned function presents the body again.

@@ -11,9 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
-	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
-	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -27,16 +25,10 @@ import (
 func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 	c := hostClient(t)
 	pre := harness.UniqueName("ctl-pre")
-	harness.CreateNamespaces(t, hostClient(t), pre)
+	harness.CreateNamespaces(t, c, pre)
 	harness.CreateConfigMap(t, c, pre, "before", map[string]string{"owner": pre})
 
-	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
-	p := namespace.New(shared)
-	mgr := harness.NewManager(t, fleet.Host(), p, nil)
-	// The caller starts the shared cluster: here, with the manager.
-	if err := mgr.GetLocalManager().Add(shared); err != nil {
-		t.Fatal(err)
-	}
+	mgr, _ := newNamespaceManager(t)
 
 	rec := harness.NewRecorder()
 	var mu sync.Mutex

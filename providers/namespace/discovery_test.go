@@ -24,7 +24,7 @@ import (
 func TestDiscovery(t *testing.T) {
 	c := hostClient(t)
 	pre := harness.UniqueName("disc-pre")
-	harness.CreateNamespaces(t, hostClient(t), pre)
+	harness.CreateNamespaces(t, c, pre)
 
 	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
 	p := namespace.New(shared)

@@ -15,10 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
-	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
-	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -33,12 +31,7 @@ func TestGoroutinesDoNotGrowPerNamespace(t *testing.T) {
 	const tolerance = 20
 
 	c := hostClient(t)
-	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
-	p := namespace.New(shared)
-	mgr := harness.NewManager(t, fleet.Host(), p, nil)
-	if err := mgr.GetLocalManager().Add(shared); err != nil {
-		t.Fatal(err)
-	}
+	mgr, p := newNamespaceManager(t)
 	rec := harness.NewRecorder()
 	err := mcbuilder.ControllerManagedBy(mgr).
 		Named("ns-goroutines").

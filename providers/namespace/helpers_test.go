@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -27,6 +28,19 @@ func startSharedCluster(t testing.TB) cluster.Cluster {
 	cl := harness.NewCluster(t, fleet, mcenvtest.HostName)
 	harness.RunCluster(t, cl)
 	return cl
+}
+
+// newNamespaceManager returns a manager of the host whose fleet is the host's namespaces (not started), and its
+// provider. The caller of the provider starts the shared cluster: here, with the manager.
+func newNamespaceManager(t testing.TB) (mcmanager.Manager, *namespace.Provider) {
+	t.Helper()
+	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
+	p := namespace.New(shared)
+	mgr := harness.NewManager(t, fleet.Host(), p, nil)
+	if err := mgr.GetLocalManager().Add(shared); err != nil {
+		t.Fatal(err)
+	}
+	return mgr, p
 }
 
 // startProvider runs p.Start with aware until the test ends or stop is called; either way the test waits for it

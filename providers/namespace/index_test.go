@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -51,19 +50,14 @@ func listMatching(t *testing.T, reader client.Reader, field, value string) []str
 func TestIndexesAreSharedAndScoped(t *testing.T) {
 	c := hostClient(t)
 	a, b := harness.UniqueName("idx-a"), harness.UniqueName("idx-b")
-	harness.CreateNamespaces(t, hostClient(t), a, b)
+	harness.CreateNamespaces(t, c, a, b)
 	for _, ns := range []string{a, b} {
 		harness.CreateConfigMap(t, c, ns, "red-1", map[string]string{"color": "red", "size": "s"})
 		harness.CreateConfigMap(t, c, ns, "red-2", map[string]string{"color": "red", "size": "l"})
 		harness.CreateConfigMap(t, c, ns, "blue", map[string]string{"color": "blue", "size": "s"})
 	}
 
-	shared := harness.NewCluster(t, fleet, mcenvtest.HostName)
-	p := namespace.New(shared)
-	mgr := harness.NewManager(t, fleet.Host(), p, nil)
-	if err := mgr.GetLocalManager().Add(shared); err != nil {
-		t.Fatal(err)
-	}
+	mgr, p := newNamespaceManager(t)
 	// Before any namespace is discovered (and before the shared cluster starts), twice.
 	for range 2 {
 		if err := p.IndexField(t.Context(), &corev1.ConfigMap{}, "data.color", dataField("color")); err != nil {
@@ -129,7 +123,7 @@ func TestIndexesAreSharedAndScoped(t *testing.T) {
 func TestIndexOnTheManagersOwnCluster(t *testing.T) {
 	c := hostClient(t)
 	a := harness.UniqueName("idx-own")
-	harness.CreateNamespaces(t, hostClient(t), a)
+	harness.CreateNamespaces(t, c, a)
 	harness.CreateConfigMap(t, c, a, "red", map[string]string{"color": "red"})
 	harness.CreateConfigMap(t, c, a, "blue", map[string]string{"color": "blue"})
 

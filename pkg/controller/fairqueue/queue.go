@@ -146,12 +146,10 @@ func (o *fairOrder[request]) absorb(item request, priority int) bool {
 func (o *fairOrder[request]) Touch(item request) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	priority, ok := o.wanted[item]
-	if !ok {
-		return
+	if priority, ok := o.wanted[item]; ok {
+		delete(o.wanted, item)
+		o.raiseLocked(item, priority)
 	}
-	delete(o.wanted, item)
-	o.raiseLocked(item, priority)
 }
 
 // raiseLocked gives a pending item a higher priority; it then comes after the items that already had that

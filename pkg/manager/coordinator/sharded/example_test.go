@@ -20,26 +20,21 @@ func ExampleNew() {
 	cfg := ctrl.GetConfigOrDie()
 
 	kube, err := client.NewWithWatch(cfg, client.Options{})
-	if err != nil {
-		log.Error(err, "could not create the client")
-		os.Exit(1)
+	var mgr mcmanager.Manager
+	if err == nil {
+		coordinator := sharded.New(kube, log,
+			sharded.WithShardLease("my-system", "my-controller"),
+			sharded.WithLeaseTimings(15*time.Second, 5*time.Second, 200*time.Millisecond),
+		)
+		mgr, err = mcmanager.New(cfg, clusters.New(), mcmanager.Options{}, mcmanager.WithCoordinator(coordinator))
 	}
-	coordinator := sharded.New(kube, log,
-		sharded.WithShardLease("my-system", "my-controller"),
-		sharded.WithLeaseTimings(15*time.Second, 5*time.Second, 200*time.Millisecond),
-	)
-
-	mgr, err := mcmanager.New(cfg, clusters.New(), mcmanager.Options{}, mcmanager.WithCoordinator(coordinator))
-	if err != nil {
-		log.Error(err, "could not create the manager")
-		os.Exit(1)
-	}
-
 	// Controllers built with mcbuilder.ControllerManagedBy(mgr) go here: they are engaged only with the clusters
 	// this replica owns.
-
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not run the manager")
+	if err == nil {
+		err = mgr.Start(ctrl.SetupSignalHandler())
+	}
+	if err != nil {
+		log.Error(err, "the replica failed")
 		os.Exit(1)
 	}
 }

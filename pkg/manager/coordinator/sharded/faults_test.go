@@ -57,9 +57,7 @@ func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { ret
 // server again it claims clusters through the fences before working on any. No two replicas work on a cluster at
 // once throughout.
 func TestCutOffReplicaStopsAtItsRenewDeadline(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(12)...)
+	e, leaks := newEnvWith(t, 12)
 	cut := e.cuttableClient()
 	a, b := e.start("a", cut.cli), e.start("b", nil)
 	harness.Eventually(t, 30*time.Second, "the first split", func() bool { return e.settled(a, b) })
@@ -109,9 +107,7 @@ func TestCutOffReplicaStopsAtItsRenewDeadline(t *testing.T) {
 func TestCrashedReplicaLeavesTheMembership(t *testing.T) {
 	for _, perCluster := range []bool{false, true} {
 		t.Run(fmt.Sprintf("perClusterLease=%v", perCluster), func(t *testing.T) {
-			leaks := leakCheck(t)
-			e := newEnv(t)
-			e.addClusters(clusterNames(12)...)
+			e, leaks := newEnvWith(t, 12)
 			peersAB := []sharder.PeerInfo{{ID: "a", Weight: 1}, {ID: "b", Weight: 1}}
 			cut := e.cuttableClient()
 			mode := sharded.WithPerClusterLease(perCluster)
@@ -147,9 +143,7 @@ func TestCrashedReplicaLeavesTheMembership(t *testing.T) {
 // A replica listed by the registry that never wrote a fence (it never started, or its fence was deleted) counts
 // for one lease duration, then its share goes to the others.
 func TestReplicaWithoutFenceLeavesTheMembership(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(12)...)
+	e, leaks := newEnvWith(t, 12)
 	ghostly := []sharder.PeerInfo{{ID: "a", Weight: 1}, {ID: "ghost", Weight: 1}}
 	started := time.Now()
 	a := e.start("a", nil, sharded.WithPeerRegistry(&registry{self: ghostly[0], peers: ghostly}))

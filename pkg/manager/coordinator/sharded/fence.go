@@ -5,6 +5,9 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded/internal/leases"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -69,6 +72,19 @@ type roundResult struct {
 	retracted []multicluster.ClusterName
 	// released are the clusters no longer fenced by this replica.
 	released []multicluster.ClusterName
+}
+
+// markFence makes lease a fence of the kind: its label and annotation maps exist, and its labels say it is a fence
+// with this prefix and of this kind.
+func markFence(lease *coordinationv1.Lease, prefix, kind string) {
+	if lease.Labels == nil {
+		lease.Labels = map[string]string{}
+	}
+	if lease.Annotations == nil {
+		lease.Annotations = map[string]string{}
+	}
+	lease.Labels[LabelFence] = leases.LabelValue(prefix)
+	lease.Labels[LabelFenceKind] = kind
 }
 
 // toSet returns the names as a set.

@@ -169,14 +169,7 @@ func (f *clusterFence) build(name multicluster.ClusterName, base *coordinationv1
 	} else {
 		lease.Name, lease.Namespace = f.leaseName(name), f.cfg.FenceNS
 	}
-	if lease.Labels == nil {
-		lease.Labels = map[string]string{}
-	}
-	if lease.Annotations == nil {
-		lease.Annotations = map[string]string{}
-	}
-	lease.Labels[LabelFence] = leases.LabelValue(f.cfg.FencePrefix)
-	lease.Labels[LabelFenceKind] = fenceKindCluster
+	markFence(lease, f.cfg.FencePrefix, fenceKindCluster)
 	lease.Annotations[AnnotationCluster] = name.String()
 	previous := ""
 	if lease.Spec.HolderIdentity != nil {
@@ -248,9 +241,7 @@ func (f *clusterFence) refresh(ctx context.Context, name multicluster.ClusterNam
 func (f *clusterFence) renew(ctx context.Context, name multicluster.ClusterName) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	f.mu.Lock()
-	h := f.held[name]
-	f.mu.Unlock()
+	h := f.heldLease(name)
 	if h == nil {
 		return
 	}
@@ -286,9 +277,7 @@ func (f *clusterFence) renew(ctx context.Context, name multicluster.ClusterName)
 func (f *clusterFence) release(ctx context.Context, name multicluster.ClusterName) bool {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	f.mu.Lock()
-	h := f.held[name]
-	f.mu.Unlock()
+	h := f.heldLease(name)
 	if h == nil {
 		return true
 	}
@@ -310,6 +299,13 @@ func (f *clusterFence) release(ctx context.Context, name multicluster.ClusterNam
 	}
 	f.mu.Unlock()
 	return true
+}
+
+// heldLease returns the Lease of the cluster this replica holds, or nil.
+func (f *clusterFence) heldLease(name multicluster.ClusterName) *heldLease {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.held[name]
 }
 
 func (f *clusterFence) shutdown(ctx context.Context) { f.beat.shutdown(ctx) }

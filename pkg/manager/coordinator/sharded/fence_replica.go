@@ -311,14 +311,7 @@ func (f *replicaFence) write(ctx context.Context, held, claims []multicluster.Cl
 		lease.Name, lease.Namespace = f.name, f.cfg.FenceNS
 		lease.Spec.AcquireTime = &now
 	}
-	if lease.Labels == nil {
-		lease.Labels = map[string]string{}
-	}
-	if lease.Annotations == nil {
-		lease.Annotations = map[string]string{}
-	}
-	lease.Labels[LabelFence] = leases.LabelValue(f.cfg.FencePrefix)
-	lease.Labels[LabelFenceKind] = fenceKindReplica
+	markFence(lease, f.cfg.FencePrefix, fenceKindReplica)
 	lease.Annotations[AnnotationClusters] = leases.EncodeList(toStrings(held))
 	lease.Annotations[AnnotationClaims] = leases.EncodeList(toStrings(claims))
 	lease.Spec.HolderIdentity = ptr.To(f.self)
@@ -396,14 +389,9 @@ func (f *replicaFence) collect(ctx context.Context, now time.Time) {
 		if v.live(now) || now.Before(v.since.Add(collectAfter*(v.expires.Sub(v.since)))) {
 			continue
 		}
-		l := v.lease
-		dctx, cancel := context.WithTimeout(ctx, requestTimeout)
-		err := f.cli.Delete(dctx, l, client.Preconditions{UID: &l.UID, ResourceVersion: &l.ResourceVersion})
-		cancel()
-		if err == nil || apierrors.IsNotFound(err) {
+		if f.tracker.DeleteUnchanged(ctx, v.lease, requestTimeout) {
 			metrics.ShardLeaseWrites.WithLabelValues(f.self, "fence").Inc()
-			f.log.V(1).Info("Deleted the fence of a dead replica", "lease", l.Name, "replica", v.id)
-			f.tracker.Forget(l.Name)
+			f.log.V(1).Info("Deleted the fence of a dead replica", "lease", v.lease.Name, "replica", v.id)
 		}
 	}
 }

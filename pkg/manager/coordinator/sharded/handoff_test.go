@@ -20,9 +20,7 @@ const workDuration = 10 * time.Millisecond
 // weight: no two replicas ever work on a cluster at the same time, and each change settles within 1s plus the
 // drain, far below the lease duration.
 func TestNoOverlapAsReplicasComeAndGo(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(30)...)
+	e, leaks := newEnvWith(t, 30)
 	a, b, c := e.start("a", nil), e.start("b", nil), e.start("c", nil)
 	harness.Eventually(t, 30*time.Second, "the first split", func() bool { return e.settled(a, b, c) })
 	for _, r := range []*replica{a, b, c} {

@@ -15,9 +15,7 @@ import (
 // moves once settled (no flapping), and a replica that leaves gracefully hands its clusters over without waiting
 // for any Lease to expire.
 func TestReplicasSplitTheFleet(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(60)...)
+	e, leaks := newEnvWith(t, 60)
 	a, b, c := e.start("a", nil), e.start("b", nil), e.start("c", nil)
 	harness.Eventually(t, 30*time.Second, "every cluster owned by exactly one replica", func() bool { return e.settled(a, b, c) })
 

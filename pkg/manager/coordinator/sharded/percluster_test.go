@@ -15,9 +15,7 @@ import (
 // that leaves gracefully releases its Leases (no holder) once drained, and a crashed replica's Leases are taken
 // over after the lease duration. No two replicas work on a cluster at once.
 func TestPerClusterFences(t *testing.T) {
-	leaks := leakCheck(t)
-	e := newEnv(t)
-	e.addClusters(clusterNames(16)...)
+	e, leaks := newEnvWith(t, 16)
 	cut := e.cuttableClient()
 	perCluster := sharded.WithPerClusterLease(true)
 	a, b, c := e.start("a", nil, perCluster), e.start("b", nil, perCluster), e.start("c", cut.cli, perCluster)

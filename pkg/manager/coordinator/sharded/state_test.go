@@ -31,7 +31,14 @@ func newFakeFence() *fakeFence {
 }
 
 func (f *fakeFence) run(ctx context.Context) error { <-ctx.Done(); return nil }
-func (f *fakeFence) synced() bool                  { return true }
+
+// setRefused makes the fence refuse claims of the cluster, or grant them again.
+func (f *fakeFence) setRefused(name multicluster.ClusterName, refused bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refuse[name] = refused
+}
+func (f *fakeFence) synced() bool { return true }
 func (f *fakeFence) mayClaim(multicluster.ClusterName, time.Time) bool {
 	return true
 }
@@ -164,6 +171,15 @@ func (h *stateHarness) round() {
 	h.c.round(h.t.Context())
 }
 
+// assignAllTo adds the peer to the membership, gives it every cluster and runs a round.
+func (h *stateHarness) assignAllTo(peer string) {
+	h.reg.set("me", peer)
+	h.c.mu.Lock()
+	h.c.sharder = assignTo(peer)
+	h.c.mu.Unlock()
+	h.round()
+}
+
 func (h *stateHarness) phase(name multicluster.ClusterName) phase {
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
@@ -208,11 +224,7 @@ func TestStateDrainWaitsForWork(t *testing.T) {
 		t.Fatal("work on an owned cluster refused")
 	}
 
-	h.reg.set("me", "other")
-	h.c.mu.Lock()
-	h.c.sharder = assignTo("other")
-	h.c.mu.Unlock()
-	h.round()
+	h.assignAllTo("other")
 	if h.phase("x") != draining || h.aware.engaged("x") || !ended(workCtx) {
 		t.Fatalf("x is %s, engaged %v, work context %v: want draining, disengaged, work told to stop", h.phase("x"), h.aware.engaged("x"), workCtx.Err())
 	}
@@ -245,9 +257,7 @@ func TestStateLostFenceMustBeReacquired(t *testing.T) {
 	if _, _, ok := h.c.StartClusterWork(t.Context(), "x"); ok {
 		t.Error("work allowed on a cluster whose fence expired")
 	}
-	h.f.mu.Lock()
-	h.f.refuse["x"] = true
-	h.f.mu.Unlock()
+	h.f.setRefused("x", true)
 	h.round()
 	if h.phase("x") != draining || !ended(workCtx) {
 		t.Fatalf("x is %s (work context %v), want draining with its work told to stop", h.phase("x"), workCtx.Err())
@@ -264,9 +274,7 @@ func TestStateLostFenceMustBeReacquired(t *testing.T) {
 	if _, _, ok := h.c.StartClusterWork(t.Context(), "x"); ok {
 		t.Error("work allowed on a lost cluster before it was acquired again")
 	}
-	h.f.mu.Lock()
-	h.f.refuse["x"] = false
-	h.f.mu.Unlock()
+	h.f.setRefused("x", false)
 	h.round()
 	if h.phase("x") != active || !h.aware.engaged("x") {
 		t.Errorf("x is %s, want active again once acquired", h.phase("x"))
@@ -293,11 +301,7 @@ func TestStateEngagementsCarryTheGate(t *testing.T) {
 		t.Fatal("the gate of an owned cluster's engagement refused work")
 	}
 
-	h.reg.set("me", "other")
-	h.c.mu.Lock()
-	h.c.sharder = assignTo("other")
-	h.c.mu.Unlock()
-	h.round()
+	h.assignAllTo("other")
 	if h.phase("x") != draining || !ended(workCtx) {
 		t.Fatalf("x is %s, work context %v: want draining with the work told to stop", h.phase("x"), workCtx.Err())
 	}

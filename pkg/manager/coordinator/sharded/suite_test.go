@@ -205,6 +205,16 @@ func (e *env) addClusters(names ...multicluster.ClusterName) {
 	}
 }
 
+// newEnvWith returns an environment with n clusters (clusterNames(n)) and the check, to call at the end of the
+// test, that every goroutine started since has ended.
+func newEnvWith(t *testing.T, n int) (*env, func()) {
+	t.Helper()
+	leaks := leakCheck(t)
+	e := newEnv(t)
+	e.addClusters(clusterNames(n)...)
+	return e, leaks
+}
+
 // clusterNames returns n cluster names.
 func clusterNames(n int) []multicluster.ClusterName {
 	out := make([]multicluster.ClusterName, n)
@@ -270,8 +280,8 @@ func (l *workLog) engaged(replica string, name multicluster.ClusterName) {
 
 func (l *workLog) record(iv interval) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.work = append(l.work, iv)
+	l.mu.Unlock()
 }
 
 // overlaps returns every pair of work intervals of different replicas on the same cluster that overlap.

@@ -295,13 +295,8 @@ func (r *LeaseRegistry) collect(ctx context.Context) {
 		if o.Holder() == self || now.Before(o.Since.Add(collectAfter*o.Duration(def))) {
 			continue
 		}
-		l := o.Lease
-		dctx, cancel := context.WithTimeout(ctx, requestTimeout)
-		err := r.cli.Delete(dctx, l, client.Preconditions{UID: &l.UID, ResourceVersion: &l.ResourceVersion})
-		cancel()
-		if err == nil || apierrors.IsNotFound(err) {
-			r.log.V(1).Info("Deleted the Lease of a dead replica", "lease", l.Name, "replica", o.Holder())
-			r.tracker.Forget(l.Name)
+		if r.tracker.DeleteUnchanged(ctx, o.Lease, requestTimeout) {
+			r.log.V(1).Info("Deleted the Lease of a dead replica", "lease", o.Lease.Name, "replica", o.Holder())
 		}
 	}
 }
