@@ -24,11 +24,11 @@ import (
 //   - Engaging with a context that has ended already records nothing.
 //
 // Watching an engagement's context costs one AfterFunc, an entry in the context's list of watchers when it is a
-// WithLifetime (as providers' contexts are), released when the engagement is replaced or forgotten. The work gate
-// a coordinator attached to the context (WithWorkGate) is read once, at Engage, and travels with the engagement
-// (Engagement.Gate).
+// WithLifetime (as providers' contexts are), which lives as long as the context: an engagement that is replaced or
+// forgotten stays referenced by that entry, and is dropped, until the context ends. The work gate a coordinator
+// attached to the context (WithWorkGate) travels with the engagement (Engagement.Gate).
 //
-// Engagements never calls the caller's code (the ended function, a work gate) while it holds its lock, so its
+// Engagements never calls the caller's code (the ended function, the context) while it holds its lock, so its
 // methods may be called from the ended function and while the caller holds a lock of its own. It is safe for concurrent use; the zero value is ready to use and
 // calls no function when an engagement ends. V is the state the caller keeps for each engagement
 // (Engagement.Value); use struct{} for none.
@@ -47,9 +47,6 @@ type Engagement[V any] struct {
 	name    multicluster.ClusterName
 	cluster cluster.Cluster
 	ctx     context.Context
-	gate    WorkGate
-	// stopWatch stops the watcher of ctx that forgets the engagement when ctx ends.
-	stopWatch func() bool
 }
 
 // NewEngagements returns empty bookkeeping. ended, if not nil, is called once for each engagement whose context
@@ -61,32 +58,26 @@ func NewEngagements[V any](ended func(*Engagement[V])) *Engagements[V] {
 }
 
 // Engage engages cl under name for the lifetime of ctx. It returns the new engagement and the engagement it
-// replaced, nil if the name held none; a replaced engagement is no longer watched, and its context ending later
-// changes nothing here. It returns nil, nil, and changes nothing, when ctx has ended or cl is the instance engaged
+// replaced, nil if the name held none; the end of a replaced engagement's context changes nothing here. It returns nil, nil, and changes nothing, when ctx has ended or cl is the instance engaged
 // under name and that engagement lives. It never blocks on the cluster.
 func (e *Engagements[V]) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) (eng, replaced *Engagement[V]) {
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	gate := WorkGateFrom(ctx)
 	e.mu.Lock()
 	replaced = e.byName[name]
 	if replaced != nil && replaced.cluster == cl && !replaced.Ended() {
 		e.mu.Unlock()
 		return nil, nil
 	}
-	eng = &Engagement[V]{name: name, cluster: cl, ctx: ctx, gate: gate}
+	eng = &Engagement[V]{name: name, cluster: cl, ctx: ctx}
 	if e.byName == nil {
 		e.byName = map[multicluster.ClusterName]*Engagement[V]{}
 	}
 	e.byName[name] = eng
-	// Set under the lock, so that Forget and a replacement, which stop it, never see it unset.
-	eng.stopWatch = AfterFunc(ctx, func() { e.end(eng) })
 	e.mu.Unlock()
 
-	if replaced != nil {
-		replaced.stopWatch()
-	}
+	AfterFunc(ctx, func() { e.end(eng) })
 	return eng, replaced
 }
 
@@ -105,11 +96,7 @@ func (e *Engagements[V]) Get(name multicluster.ClusterName) *Engagement[V] {
 // reports whether it did. Use it to end an engagement before its context ends (a cluster that failed to engage, a
 // component that stops). It is idempotent.
 func (e *Engagements[V]) Forget(eng *Engagement[V]) bool {
-	if !e.remove(eng) {
-		return false
-	}
-	eng.stopWatch()
-	return true
+	return e.remove(eng)
 }
 
 // All returns the live engagements, sorted by name: a snapshot, which the caller may use without restriction.
@@ -176,8 +163,9 @@ func (eng *Engagement[V]) Cluster() cluster.Cluster { return eng.cluster }
 func (eng *Engagement[V]) Context() context.Context { return eng.ctx }
 
 // Gate returns the work gate attached to the engagement's context (WithWorkGate), or nil if the work on the
-// cluster is not fenced.
-func (eng *Engagement[V]) Gate() WorkGate { return eng.gate }
+// cluster is not fenced. It looks the gate up in the context: a caller that passes every piece of work through it
+// keeps it (in Value), as the controllers of pkg/controller do.
+func (eng *Engagement[V]) Gate() WorkGate { return WorkGateFrom(eng.ctx) }
 
 // Ended reports whether the engagement's context has ended.
 func (eng *Engagement[V]) Ended() bool { return eng.ctx.Err() != nil }

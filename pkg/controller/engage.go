@@ -30,9 +30,9 @@ type engagement[request mcreconcile.ClusterAware[request]] = clusters.Engagement
 // clusterWork is the controller's state of an engaged cluster: its sources and its running reconciles, guarded
 // by the controller's mu.
 type clusterWork[request mcreconcile.ClusterAware[request]] struct {
-	// stopped is set when the engagement ends before its context: the cluster was replaced, failed to engage, or
-	// the controller stopped.
-	stopped bool
+	// gate is the work gate the coordinator attached to the engagement (clusters.WithWorkGate), nil if the work on
+	// the cluster is not fenced: every reconcile of the engagement passes it. It is set at Engage and never changes.
+	gate clusters.WorkGate
 	// cancels cancels the context of each started source, by slot.
 	cancels []context.CancelFunc
 	// reconciles cancels the reconciles of the cluster that run now.
@@ -40,7 +40,10 @@ type clusterWork[request mcreconcile.ClusterAware[request]] struct {
 	// pending are the cluster's sources built before the controller started; they start when it starts.
 	pending []clusterSource[request]
 	// unsynced counts the cluster's sources that have not synced yet.
-	unsynced int
+	unsynced int32
+	// stopped is set when the engagement ends before its context: the cluster was replaced, failed to engage, or
+	// the controller stopped.
+	stopped bool
 }
 
 // endedLocked reports whether the engagement has ended.
@@ -89,6 +92,7 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 	if replaced != nil {
 		replaced.Value.stopLocked()
 	}
+	eng.Value.gate = clusters.WorkGateFrom(ctx)
 
 	var built []clusterSource[request]
 	for _, from := range c.sources {

@@ -22,9 +22,9 @@ func (c *mcController[request]) reconcilerFor() reconcile.TypedReconciler[reques
 
 func (c *mcController[request]) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	name := req.Cluster()
-	eng := c.engagements.Get(name)
+	eng, gate := c.engagementOf(name)
 
-	if gate := c.gateOf(eng, name); gate != nil {
+	if gate != nil {
 		// A fencing coordinator (sharding) decides whether this process may work on the cluster now, and waits for
 		// the reconciles it let start before it lets another process take the cluster.
 		workCtx, done, ok := gate.StartWork(ctx)
@@ -58,17 +58,19 @@ func (c *mcController[request]) reconcile(ctx context.Context, req request) (rec
 	return c.do.Reconcile(mccontext.WithCluster(ctx, name), req)
 }
 
-// gateOf returns the gate a reconcile of the named cluster passes, or nil if the work on it is not fenced: the
-// gate the coordinator attached to the engagement; for a fleet cluster the controller is not engaged with, the
-// manager's, which asks its coordinator.
-func (c *mcController[request]) gateOf(eng *engagement[request], name multicluster.ClusterName) clusters.WorkGate {
-	switch {
+// engagementOf returns the engagement of the named cluster, nil if the controller is not engaged with it, and the
+// gate a reconcile of the cluster passes, nil if the work on it is not fenced: the gate the coordinator attached to
+// the engagement; for a fleet cluster the controller is not engaged with, the manager's, which asks its coordinator.
+func (c *mcController[request]) engagementOf(name multicluster.ClusterName) (*engagement[request], clusters.WorkGate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch eng := c.engagements.Get(name); {
 	case eng != nil:
-		return eng.Gate()
+		return eng, eng.Value.gate
 	case c.gate == nil || name == mcmanager.LocalCluster:
-		return nil
+		return nil, nil
 	default:
-		return namedGate{gate: c.gate, name: name}
+		return nil, namedGate{gate: c.gate, name: name}
 	}
 }
 
