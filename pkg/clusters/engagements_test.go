@@ -134,8 +134,9 @@ func TestEngagementsListing(t *testing.T) {
 	if got := e.Names(); !slices.Equal(got, []multicluster.ClusterName{"a", "b", "c"}) {
 		t.Errorf("Names() = %q, want a, b, c", got)
 	}
-	var got []multicluster.ClusterName
-	for _, eng := range e.All() {
+	all := e.All()
+	got := make([]multicluster.ClusterName, 0, len(all))
+	for _, eng := range all {
 		got = append(got, eng.Name())
 	}
 	if !slices.Equal(got, []multicluster.ClusterName{"a", "b", "c"}) {

@@ -10,7 +10,10 @@ engaged with ends.
 Which clusters the runnables are engaged with is decided by the manager's Coordinator (WithCoordinator): by default
 every runnable is engaged with every cluster (package coordinator/basic); the sharded coordinator (package
 coordinator/sharded) splits the fleet between the replicas of a controller, fencing each cluster with a Lease so
-that only one replica works on it at a time.
+that only one replica works on it at a time. A custom Coordinator keeps the clusters it is handed in
+clusters.Engagements, the engagement bookkeeping the manager, the coordinators and the controllers share; one that
+fences the work on a cluster attaches a clusters.WorkGate to the context of each engagement it makes
+(clusters.WithWorkGate), and controllers pass every reconcile of that engagement through it.
 
 Reconcilers reach a cluster by name with GetCluster; the name LocalCluster ("") always means the host cluster. With a
 nil provider, or one that declares itself multicluster.HostOnly (like the nop provider), the manager runs in
