@@ -118,7 +118,9 @@ func (blder *TypedBuilder[request]) WithEventFilter(p predicate.Predicate) *Type
 	return blder
 }
 
-// WithOptions sets the controller's options; unset fields default from the manager's controller options.
+// WithOptions sets the controller's options; unset fields default from the manager's controller options, as in
+// controller-runtime's builder: MaxConcurrentReconciles from the manager's GroupKindConcurrency for the group and
+// kind of the For object (for example "ConfigMap" or "ReplicaSet.apps"), else from its MaxConcurrentReconciles.
 func (blder *TypedBuilder[request]) WithOptions(options controller.TypedOptions[request]) *TypedBuilder[request] {
 	blder.ctrlOptions = options
 	return blder
@@ -144,13 +146,15 @@ func (blder *TypedBuilder[request]) Named(name string) *TypedBuilder[request] {
 	return blder
 }
 
-// Complete builds the controller and registers it with the manager.
+// Complete builds the controller and registers it with the manager. Like controller-runtime's builder, it fails
+// when no watch is set up (with For, Owns, Watches or WatchesRawSource), since nothing could trigger the
+// controller. It checks this before it makes the controller, so such a failure registers nothing.
 func (blder *TypedBuilder[request]) Complete(r reconcile.TypedReconciler[request]) error {
 	_, err := blder.Build(r)
 	return err
 }
 
-// Build builds the controller, registers it with the manager and returns it.
+// Build builds the controller, registers it with the manager and returns it. It fails as Complete does.
 func (blder *TypedBuilder[request]) Build(r reconcile.TypedReconciler[request]) (mccontroller.TypedController[request], error) {
 	if r == nil {
 		return nil, errors.New("must provide a non-nil Reconciler")
@@ -193,9 +197,20 @@ func (blder *TypedBuilder[request]) doController(r reconcile.TypedReconciler[req
 		name = strings.ToLower(gvk.Kind)
 	}
 
+	if err := blder.checkWatches(); err != nil {
+		return nil, err
+	}
+
 	options := blder.ctrlOptions
 	if options.Reconciler != nil {
 		return nil, errors.New("reconciler was set via WithOptions() and via Build() or Complete()")
+	}
+	// As in controller-runtime's builder, the manager's concurrency for the For object's group and kind comes
+	// before its MaxConcurrentReconciles, and options set with WithOptions before both.
+	if options.MaxConcurrentReconciles == 0 && hasGVK {
+		if n := blder.mgr.GetControllerOptions().GroupKindConcurrency[gvk.GroupKind().String()]; n > 0 {
+			options.MaxConcurrentReconciles = n
+		}
 	}
 	if blder.clusterNotFoundWrapper {
 		r = mcreconcile.NewClusterNotFoundWrapper(r)
@@ -234,6 +249,20 @@ func kindLogConstructor[request mcreconcile.ClusterAware[request]](base logr.Log
 	}
 }
 
+// checkWatches fails for watches that can never trigger the controller, with controller-runtime's errors. Unlike
+// controller-runtime's builder, it runs before the controller is made, so a failed Build leaves nothing registered
+// with the manager.
+func (blder *TypedBuilder[request]) checkWatches() error {
+	if len(blder.ownsInput) > 0 && blder.forInput.object == nil {
+		return errors.New("Owns() can only be used together with For()")
+	}
+	if blder.forInput.object == nil && len(blder.watchesInput) == 0 && len(blder.rawSources) == 0 {
+		return errors.New("there are no watches configured, controller will never get triggered. " +
+			"Use For(), Owns(), Watches() or WatchesRawSource() to set them up")
+	}
+	return nil
+}
+
 func (blder *TypedBuilder[request]) doWatch(ctrl mccontroller.TypedController[request]) error {
 	if blder.forInput.object != nil {
 		handlerFunc, err := plainRequestHandler[request]("For()", mchandler.TypedEnqueueRequestForObject[client.Object]())
@@ -246,9 +275,6 @@ func (blder *TypedBuilder[request]) doWatch(ctrl mccontroller.TypedController[re
 		}
 	}
 
-	if len(blder.ownsInput) > 0 && blder.forInput.object == nil {
-		return errors.New("Owns() can only be used together with For()")
-	}
 	for _, own := range blder.ownsInput {
 		var opts []handler.OwnerOption
 		if !own.matchEveryOwner {
@@ -293,8 +319,9 @@ func plainRequestHandler[request mcreconcile.ClusterAware[request]](what string,
 	return typed, nil
 }
 
-// watch registers a watch of object with the controller: a multi-cluster source for the fleet and, if the engage
-// options cover it, a source of the host cluster.
+// watch registers a watch of object with the controller: a source of the host cluster if the engage options cover
+// it, and a multi-cluster source for the fleet, restricted by the options' cluster filter. As in the reference
+// implementation, the filter is not asked about the host: WithEngageWithLocalCluster alone decides that.
 func (blder *TypedBuilder[request]) watch(
 	ctrl mccontroller.TypedController[request],
 	object client.Object,
@@ -308,30 +335,24 @@ func (blder *TypedBuilder[request]) watch(
 	}
 	src := mcsource.TypedKind[client.Object, request](object, handlerFunc, preds...)
 	if projection == projectAsMetadata {
-		src = src.WithProjection(asMetadata)
+		src.WithProjection(asMetadata)
 	}
 
-	singleCluster := multicluster.IsHostOnly(blder.mgr.GetProvider())
-	if deref(engage.engageWithProviderClusters, true) {
-		fleet := src.WithClusterFilter(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
-			return name != mcmanager.LocalCluster && engage.accepts(name, cl)
-		})
-		if err := ctrl.MultiClusterWatch(fleet); err != nil {
-			return err
-		}
-	}
-	if deref(engage.engageWithLocalCluster, singleCluster) {
-		host := blder.mgr.GetLocalManager()
-		if !engage.accepts(mcmanager.LocalCluster, host) {
-			return nil
-		}
-		local, ok, err := src.ForCluster(mcmanager.LocalCluster, host)
+	// The host's source is built before the fleet's filter is set: the filter applies to the fleet only.
+	if deref(engage.engageWithLocalCluster, multicluster.IsHostOnly(blder.mgr.GetProvider())) {
+		local, _, err := src.ForCluster(mcmanager.LocalCluster, blder.mgr.GetLocalManager())
 		if err != nil {
 			return fmt.Errorf("watching %T on the host cluster: %w", object, err)
 		}
-		if ok {
-			return ctrl.Watch(local)
+		if err := ctrl.Watch(local); err != nil {
+			return err
 		}
+	}
+	if deref(engage.engageWithProviderClusters, true) {
+		src.WithClusterFilter(func(name multicluster.ClusterName, cl cluster.Cluster) bool {
+			return name != mcmanager.LocalCluster && engage.accepts(name, cl)
+		})
+		return ctrl.MultiClusterWatch(src)
 	}
 	return nil
 }

@@ -44,10 +44,16 @@ import (
 // (not starting) it needs no API server: controller-runtime v0.22's REST mapper is lazy.
 func newManager(t *testing.T, provider multicluster.Provider) mcmanager.Manager {
 	t.Helper()
+	// controller-runtime keeps a process-wide registry of controller names.
+	return newManagerWith(t, provider, config.Controller{SkipNameValidation: ptr.To(true)})
+}
+
+// newManagerWith is newManager with the given controller options.
+func newManagerWith(t *testing.T, provider multicluster.Provider, controllers config.Controller) mcmanager.Manager {
+	t.Helper()
 	mgr, err := manager.New(&rest.Config{Host: "http://127.0.0.1:1"}, manager.Options{
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		// controller-runtime keeps a process-wide registry of controller names.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: controllers,
 	})
 	if err != nil {
 		t.Fatalf("creating the host manager: %v", err)
@@ -139,6 +145,22 @@ func TestBuildErrors(t *testing.T) {
 			wantErr: "needs a non-nil event handler",
 		},
 		{
+			// controller-runtime's builder reports this first when neither is set.
+			name: "no name, no For and no watches",
+			build: func(m mcmanager.Manager) error {
+				return mcbuilder.ControllerManagedBy(m).Complete(noop)
+			},
+			wantErr: "one of For() or Named() must be called",
+		},
+		{
+			name: "no watches",
+			build: func(m mcmanager.Manager) error {
+				return mcbuilder.ControllerManagedBy(m).Named("no-watches").Complete(noop)
+			},
+			wantErr: "there are no watches configured, controller will never get triggered. " +
+				"Use For(), Owns(), Watches() or WatchesRawSource() to set them up",
+		},
+		{
 			name: "For of a type the scheme does not know",
 			build: func(m mcmanager.Manager) error {
 				return mcbuilder.ControllerManagedBy(m).For(&unknownObject{}).Complete(noop)
@@ -151,6 +173,32 @@ func TestBuildErrors(t *testing.T) {
 			err := tt.build(newManager(t, nil))
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Build() error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// A Build that fails because of its watches makes no controller: its name, checked against controller-runtime's
+// process-wide registry of names, is still free for a builder that succeeds. (controller-runtime's own builder
+// makes and registers the controller before it checks the watches.)
+func TestFailedBuildRegistersNothing(t *testing.T) {
+	m := newManagerWith(t, nil, config.Controller{})
+	for _, tt := range []struct {
+		name  string
+		build func(*mcbuilder.Builder) *mcbuilder.Builder
+	}{
+		{name: "no watches", build: func(b *mcbuilder.Builder) *mcbuilder.Builder { return b }},
+		{name: "Owns without For", build: func(b *mcbuilder.Builder) *mcbuilder.Builder { return b.Owns(&corev1.Pod{}) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "failed-build-" + strings.ReplaceAll(tt.name, " ", "-")
+			if err := tt.build(mcbuilder.ControllerManagedBy(m).Named(name)).Complete(noop); err == nil {
+				t.Fatal("Complete() succeeded, want an error")
+			}
+			if err := mcbuilder.ControllerManagedBy(m).Named(name).
+				Watches(&corev1.ConfigMap{}, mchandler.TypedEnqueueRequestForObject[client.Object]()).
+				Complete(noop); err != nil {
+				t.Errorf("Complete() under the name of the failed build: %v", err)
 			}
 		})
 	}
@@ -317,12 +365,21 @@ func TestWatchesEngageOptions(t *testing.T) {
 			want: []multicluster.ClusterName{"a"},
 		},
 		{
-			name:     "filter applies to the host",
+			// As in the reference implementation: the filter restricts the fleet only.
+			name:     "filter does not apply to the host",
 			provider: fleet,
 			opts: func(context.Context) []mcbuilder.WatchesOption {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithClusterFilter(onlyA)}
 			},
-			want: []multicluster.ClusterName{"a"},
+			want: []multicluster.ClusterName{"", "a"},
+		},
+		{
+			name:     "filter does not apply to the host in single-cluster mode",
+			provider: nil,
+			opts: func(context.Context) []mcbuilder.WatchesOption {
+				return []mcbuilder.WatchesOption{mcbuilder.WithClusterFilter(onlyA)}
+			},
+			want: []multicluster.ClusterName{"", "a"},
 		},
 		{
 			name:     "filter accepting the host",
@@ -331,6 +388,16 @@ func TestWatchesEngageOptions(t *testing.T) {
 				return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithClusterFilter(hostOrA)}
 			},
 			want: []multicluster.ClusterName{"", "a"},
+		},
+		{
+			name:     "clusters from another provider and the host",
+			provider: fleet,
+			opts: func(ctx context.Context) []mcbuilder.WatchesOption {
+				return []mcbuilder.WatchesOption{
+					mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithClustersFromProvider(ctx, mapProvider{"b": b}),
+				}
+			},
+			want: []multicluster.ClusterName{"", "b"},
 		},
 		{
 			name:     "clusters from another provider",

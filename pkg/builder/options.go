@@ -108,7 +108,7 @@ type ClusterFilterFunc = mcsource.ClusterFilterFunc
 
 // EngageOptions choose the clusters a watch covers. Options that are not set keep their defaults: the fleet's
 // clusters are watched and the host cluster is not, except in single-cluster mode (no provider, or a
-// multicluster.HostOnly one), where the host cluster is watched.
+// multicluster.HostOnly one), where the host cluster is watched. Cluster filters restrict the fleet only.
 type EngageOptions struct {
 	engageWithLocalCluster     *bool
 	engageWithProviderClusters *bool
@@ -126,8 +126,10 @@ func WithEngageWithProviderClusters(engage bool) EngageOptions {
 	return EngageOptions{engageWithProviderClusters: &engage}
 }
 
-// WithClusterFilter restricts the watch to the clusters filter accepts; it is also asked about the host cluster
-// (under the empty name) when the watch covers it.
+// WithClusterFilter restricts the watch's clusters of the fleet to those filter accepts. As in the reference
+// implementation, it is not asked about the host cluster: a watch covers the host exactly when
+// WithEngageWithLocalCluster (or single-cluster mode) says so. Filters given in several options must all accept a
+// cluster.
 func WithClusterFilter(filter ClusterFilterFunc) EngageOptions {
 	if filter == nil {
 		return EngageOptions{}
@@ -135,8 +137,8 @@ func WithClusterFilter(filter ClusterFilterFunc) EngageOptions {
 	return EngageOptions{clusterFilter: &filter}
 }
 
-// WithClustersFromProvider restricts the watch to clusters that provider returns from Get, as the same instance
-// the watch is engaged with. Use it when a manager's fleet comes from several providers (for example through the
+// WithClustersFromProvider restricts the watch's clusters of the fleet to those that provider returns from Get, as
+// the same instance the watch is engaged with. Use it when a manager's fleet comes from several providers (for example through the
 // multi provider) and a watch concerns one of them.
 func WithClustersFromProvider(ctx context.Context, provider multicluster.Provider) EngageOptions {
 	return WithClusterFilter(func(name multicluster.ClusterName, cl cluster.Cluster) bool {

@@ -128,3 +128,44 @@ func (k *clusterKind[object, request]) WaitForSync(ctx context.Context) error {
 func (k *clusterKind[object, request]) String() string {
 	return fmt.Sprintf("kind source: %T in cluster %q", k.obj, k.clusterName)
 }
+
+// deferredKind is the source Kind returns for a cluster its filter rejects: the cluster's source is built when it
+// is first started or waited on, and a failure to build it is returned then.
+type deferredKind[object client.Object, request comparable] struct {
+	clusterName multicluster.ClusterName
+	obj         object
+	build       func() (*clusterKind[object, request], error)
+
+	once sync.Once
+	src  *clusterKind[object, request]
+	err  error
+}
+
+var _ source.TypedSyncingSource[string] = &deferredKind[client.Object, string]{}
+
+func (d *deferredKind[object, request]) built() (*clusterKind[object, request], error) {
+	d.once.Do(func() { d.src, d.err = d.build() })
+	return d.src, d.err
+}
+
+// Start builds the cluster's source and starts it.
+func (d *deferredKind[object, request]) Start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[request]) error {
+	src, err := d.built()
+	if err != nil {
+		return err
+	}
+	return src.Start(ctx, queue)
+}
+
+// WaitForSync waits for the cluster's source as clusterKind.WaitForSync does.
+func (d *deferredKind[object, request]) WaitForSync(ctx context.Context) error {
+	src, err := d.built()
+	if err != nil {
+		return err
+	}
+	return src.WaitForSync(ctx)
+}
+
+func (d *deferredKind[object, request]) String() string {
+	return fmt.Sprintf("kind source: %T in cluster %q (rejected by the cluster filter)", d.obj, d.clusterName)
+}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -23,7 +24,9 @@ type Source = TypedSource[client.Object, mcreconcile.Request]
 // TypedSource is a multi-cluster source: it produces a controller-runtime source for each engaged cluster.
 type TypedSource[object client.Object, request mcreconcile.ClusterAware[request]] interface {
 	// ForCluster returns the source of the named cluster. The boolean is false when the source does not watch
-	// this cluster at all (for example because of a cluster filter); the returned source is nil then.
+	// this cluster (for example because of a cluster filter): a controller does not start the source then. The
+	// sources of Kind are usable all the same, as the reference implementation's are, so that a program that
+	// watches a cluster regardless of the filter (as its builder does for the host cluster) may start them.
 	ForCluster(multicluster.ClusterName, cluster.Cluster) (source.TypedSource[request], bool, error)
 }
 
@@ -31,19 +34,22 @@ type TypedSource[object client.Object, request mcreconcile.ClusterAware[request]
 type SyncingSource[object client.Object] TypedSyncingSource[object, mcreconcile.Request]
 
 // TypedSyncingSource is a multi-cluster source whose per-cluster sources can be waited on until their caches sync.
-// WithProjection and WithClusterFilter return a new source and leave the receiver unchanged.
+// WithProjection and WithClusterFilter change the source they are called on and return it, as the reference
+// implementation's do: calling them for their effect and ignoring the result is fine. Set them before the source
+// is handed to a controller; the per-cluster sources already built keep what they were built with.
 type TypedSyncingSource[object client.Object, request mcreconcile.ClusterAware[request]] interface {
 	TypedSource[object, request]
 
 	// SyncingForCluster is ForCluster returning a syncing source.
 	SyncingForCluster(multicluster.ClusterName, cluster.Cluster) (source.TypedSyncingSource[request], bool, error)
 
-	// WithProjection returns a source that watches, in each cluster, the object the projection returns for that
-	// cluster instead of the source's object (for example its metadata-only form).
+	// WithProjection makes the source watch, in each cluster, the object the projection returns for that cluster
+	// instead of the source's object (for example its metadata-only form). A later projection replaces an earlier
+	// one; nil removes it. It returns the source.
 	WithProjection(func(cluster.Cluster, object) (object, error)) TypedSyncingSource[object, request]
 
-	// WithClusterFilter returns a source that only watches clusters accepted by the filter and by every filter
-	// set before.
+	// WithClusterFilter makes the source watch only the clusters the filter accepts: ForCluster reports false for
+	// the others. A later filter replaces an earlier one; nil removes it. It returns the source.
 	WithClusterFilter(ClusterFilterFunc) TypedSyncingSource[object, request]
 }
 
@@ -72,41 +78,62 @@ type kind[object client.Object, request mcreconcile.ClusterAware[request]] struc
 	obj        object
 	handler    mchandler.TypedEventHandlerFunc[object, request]
 	predicates []predicate.TypedPredicate[object]
-	project    func(cluster.Cluster, object) (object, error)
-	filters    []ClusterFilterFunc
+
+	// mu guards the settings below, which WithProjection and WithClusterFilter change in place while a
+	// controller may be building per-cluster sources.
+	mu      sync.RWMutex
+	project func(cluster.Cluster, object) (object, error)
+	filter  ClusterFilterFunc
 }
 
 func (k *kind[object, request]) ForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSource[request], bool, error) {
 	src, ok, err := k.SyncingForCluster(name, cl)
-	if !ok || err != nil {
-		return nil, ok, err
+	if err != nil {
+		return nil, false, err
+	}
+	return src, ok, nil
+}
+
+// SyncingForCluster returns a usable source also for a cluster the filter rejects; that one is built only when it
+// is started, so a controller, which does not start it, never pays for it or sees its errors.
+func (k *kind[object, request]) SyncingForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSyncingSource[request], bool, error) {
+	k.mu.RLock()
+	project, filter := k.project, k.filter
+	k.mu.RUnlock()
+
+	if filter != nil && !filter(name, cl) {
+		return &deferredKind[object, request]{clusterName: name, obj: k.obj, build: func() (*clusterKind[object, request], error) {
+			return k.build(name, cl, project)
+		}}, false, nil
+	}
+	src, err := k.build(name, cl, project)
+	if err != nil {
+		return nil, false, err
 	}
 	return src, true, nil
 }
 
-func (k *kind[object, request]) SyncingForCluster(name multicluster.ClusterName, cl cluster.Cluster) (source.TypedSyncingSource[request], bool, error) {
-	for _, accepts := range k.filters {
-		if !accepts(name, cl) {
-			return nil, false, nil
-		}
-	}
+// build builds the source of one cluster.
+func (k *kind[object, request]) build(
+	name multicluster.ClusterName, cl cluster.Cluster, project func(cluster.Cluster, object) (object, error),
+) (*clusterKind[object, request], error) {
 	// Every cluster's source only reads the watched object (for its type), so they share it; only a projection,
 	// which may change the object it is given, gets a copy of its own.
 	obj := k.obj
-	if k.project != nil {
+	if project != nil {
 		copied, ok := k.obj.DeepCopyObject().(object)
 		if !ok {
-			return nil, false, fmt.Errorf("cluster %q: cannot copy watched object of type %T", name, k.obj)
+			return nil, fmt.Errorf("cluster %q: cannot copy watched object of type %T", name, k.obj)
 		}
-		projected, err := k.project(cl, copied)
+		projected, err := project(cl, copied)
 		if err != nil {
-			return nil, false, fmt.Errorf("cluster %q: projecting watched object of type %T: %w", name, k.obj, err)
+			return nil, fmt.Errorf("cluster %q: projecting watched object of type %T: %w", name, k.obj, err)
 		}
 		obj = projected
 	}
 	h, err := buildHandler(k.handler, name, cl)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	return &clusterKind[object, request]{
 		clusterName: name,
@@ -114,7 +141,7 @@ func (k *kind[object, request]) SyncingForCluster(name multicluster.ClusterName,
 		obj:         obj,
 		handler:     h,
 		predicates:  k.predicates,
-	}, true, nil
+	}, nil
 }
 
 // buildHandler builds the cluster's event handler. Some controller-runtime handlers panic on bad input at
@@ -135,15 +162,17 @@ func buildHandler[object client.Object, request mcreconcile.ClusterAware[request
 }
 
 func (k *kind[object, request]) WithProjection(project func(cluster.Cluster, object) (object, error)) TypedSyncingSource[object, request] {
-	c := *k
-	c.project = project
-	return &c
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.project = project
+	return k
 }
 
 func (k *kind[object, request]) WithClusterFilter(filter ClusterFilterFunc) TypedSyncingSource[object, request] {
-	c := *k
-	c.filters = append(append([]ClusterFilterFunc(nil), k.filters...), filter)
-	return &c
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.filter = filter
+	return k
 }
 
 func (k *kind[object, request]) String() string {
