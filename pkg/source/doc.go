@@ -15,5 +15,9 @@ Main entry points:
   - Kind / TypedKind: watch one object type in every engaged cluster.
   - TypedSyncingSource.WithClusterFilter: only watch clusters a ClusterFilterFunc accepts.
   - TypedSyncingSource.WithProjection: rewrite the watched object per cluster (for example to metadata only).
+
+As in the reference implementation, WithClusterFilter and WithProjection change the source they are called on (a
+later call replaces an earlier one) and return it, and ForCluster returns a usable source also for a cluster the
+filter rejects, reporting false: a controller does not start it, a program may.
 */
 package source
