@@ -16,9 +16,9 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
-	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
