@@ -6,6 +6,16 @@ clusters added later, and stops a cluster by cancelling its context.
 A provider embeds Clusters[T] (which gives it Get and IndexField) and calls Add, AddOrReplace and Remove from its
 discovery loop.
 
+Engager is the provider kit built on Clusters: a provider that discovers clusters from a source (files, Secrets,
+Cluster API objects, ClusterProfiles, ...) says what each cluster name should be (Want, a Target: a rest.Config and
+the object it came from) or that it should be gone (Remove), and the engager builds the clusters with NewCluster,
+engages, replaces and stops them, retries failures on one backoff policy, and reports every outcome (logs, Events,
+OnOutcome). Every provider of this repository that discovers clusters is built on it, and a provider written
+elsewhere can be too: an Engager is a provider by itself (Get, IndexField, ClusterNames, Start).
+
+NewCluster is the one way the library builds a cluster from a rest.Config, with the defaults it recommends
+(DefaultClusterOptions) after the caller's options.
+
 Registry[T] is the lighter sibling for components that only need to know which clusters are engaged: a name →
 cluster map that starts nothing. It is a multicluster.Aware and a manager.Runnable, so mgr.Add(registry) has it
 engaged like any controller (a cluster stays registered while the context it was engaged with lives), and it serves

@@ -2,6 +2,7 @@ package clusters
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -35,14 +36,20 @@ func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster
 		return nil, fmt.Errorf("cluster %q: cannot build a cluster without a rest.Config", name)
 	}
 	cfg = rest.CopyConfig(cfg)
-	all := make([]cluster.Option, 0, len(opts)+4)
-	all = append(all, opts...)
-	all = append(all, defaultLogger(name), informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption())
-	cl, err := cluster.New(cfg, all...)
+	cl, err := cluster.New(cfg, append(slices.Clip(opts), DefaultClusterOptions(name, cfg)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	return cl, nil
+}
+
+// DefaultClusterOptions returns the options NewCluster applies after the caller's, which fill only what earlier
+// options left unset (see NewCluster): a logger naming the cluster, synchronous informers, outage recovery for the
+// cluster named name reached with cfg, and shared discovery. A constructor that builds clusters with cluster.New
+// (such as the NewCluster hook of a provider's options) appends them to its options to build clusters as
+// NewCluster does.
+func DefaultClusterOptions(name multicluster.ClusterName, cfg *rest.Config) []cluster.Option {
+	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()}
 }
 
 // defaultLogger gives the cluster a logger that names it, unless an option set one.

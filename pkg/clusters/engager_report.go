@@ -1,0 +1,115 @@
+package clusters
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// maxEventNote is the longest note an events.k8s.io/v1 Event may carry; the API server rejects longer ones.
+const maxEventNote = 1024
+
+// minRedacted is the length from which a credential is redacted from error messages: a shorter one cannot be told
+// apart from the words around it.
+const minRedacted = 8
+
+// reportOne logs an outcome, records its Event and hands it to OnOutcome. r is the run it happened in, or nil.
+func (e *Engager) reportOne(r *engageRun, o Outcome) {
+	log := e.opts.Logger
+	switch {
+	case log.GetSink() != nil:
+	case r != nil:
+		log = r.log
+	default:
+		log = logf.Log
+	}
+	kv := []any{"cluster", o.Name}
+	if o.Target.Source != "" {
+		kv = append(kv, "source", o.Target.Source)
+	}
+	switch o.Kind {
+	case OutcomeEngaging:
+		log.V(1).Info("Engaging cluster: its cache has synced", kv...)
+	case OutcomeUnchanged:
+		log.V(2).Info("Cluster unchanged", kv...)
+	case OutcomeAdded, OutcomeReplaced:
+		verb := "Engaged"
+		if o.Kind == OutcomeReplaced {
+			verb = "Replaced"
+		}
+		log.Info(verb+" cluster", append(kv, "duration", o.Duration.Round(time.Millisecond))...)
+		e.event(o.Target, corev1.EventTypeNormal, ReasonEngaged, "%s cluster %q%s", verb, o.Name, from(o.Target))
+	case OutcomeFailed:
+		msg, retry := "Failed to engage cluster", ""
+		if o.RetryIn > 0 {
+			msg += "; retrying"
+			kv = append(kv, "retryIn", o.RetryIn.Round(time.Millisecond))
+			retry = fmt.Sprintf(", retrying in %s", o.RetryIn.Round(time.Second))
+		}
+		e.handleError(log, o.Err, msg, kv...)
+		e.event(o.Target, corev1.EventTypeWarning, ReasonEngageFailed, "Failed to engage cluster %q%s%s: %v", o.Name,
+			from(o.Target), retry, o.Err)
+	case OutcomeRemoved:
+		log.Info("Disengaged cluster", kv...)
+	}
+	if e.opts.OnOutcome != nil {
+		e.opts.OnOutcome(o)
+	}
+}
+
+// handleError hands a failure to the set's ErrorHandler if it has one, and logs it otherwise.
+func (e *Engager) handleError(log logr.Logger, err error, msg string, keysAndValues ...any) {
+	if e.set.ErrorHandler != nil {
+		e.set.ErrorHandler(err, msg, keysAndValues...)
+		return
+	}
+	log.Error(err, msg, keysAndValues...)
+}
+
+// event records an Event on the target's object, if the engager has a recorder and the target an object. The note
+// is cut to what the API server accepts.
+func (e *Engager) event(t Target, eventType, reason, format string, args ...any) {
+	if e.opts.EventRecorder == nil || t.Object == nil {
+		return
+	}
+	e.opts.EventRecorder.Eventf(t.Object, nil, eventType, reason, ActionEngage, "%s", eventNote(fmt.Sprintf(format, args...)))
+}
+
+// from is " from <Source>", or nothing for a target without a Source.
+func from(t Target) string {
+	if t.Source == "" {
+		return ""
+	}
+	return " from " + t.Source
+}
+
+// eventNote cuts note at a rune boundary to at most maxEventNote bytes, "..." included.
+func eventNote(note string) string {
+	if len(note) <= maxEventNote {
+		return note
+	}
+	cut := maxEventNote - len("...")
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "..."
+}
+
+// redactValues replaces in msg every value (and the base64 form of every value) of at least minRedacted bytes with
+// "[redacted]".
+func redactValues(msg string, values ...string) string {
+	for _, v := range values {
+		if len(v) < minRedacted {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, v, "[redacted]")
+		msg = strings.ReplaceAll(msg, base64.StdEncoding.EncodeToString([]byte(v)), "[redacted]")
+	}
+	return msg
+}
