@@ -12,15 +12,9 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
-
-// target is one cluster a scan found: a context of a kubeconfig file and the rest.Config it resolves to.
-type target struct {
-	path    string
-	context string
-	config  *rest.Config
-}
 
 // fileState is what the provider remembers of one kubeconfig file between scans: the contexts of the last version
 // of it that could be read, so that a file caught half written, or edited into something invalid, keeps its
@@ -35,11 +29,11 @@ type fileState struct {
 // A file that cannot be read or parsed, and a context that cannot be turned into a rest.Config, is reported once
 // (until it changes) and keeps what the last good version of it defined. A file that no longer exists, or no longer
 // matches the globs of its directory, defines nothing. errs holds what was reported during this scan.
-func (p *Provider) scan(log logr.Logger) (desired map[multicluster.ClusterName]*target, errs []error) {
+func (p *Provider) scan(log logr.Logger) (desired map[multicluster.ClusterName]clusters.Target, errs []error) {
 	paths, listErrs := p.candidates(log)
 	errs = append(errs, listErrs...)
 
-	desired = map[multicluster.ClusterName]*target{}
+	desired = map[multicluster.ClusterName]clusters.Target{}
 	present := make(map[string]bool, len(paths))
 	for _, path := range paths {
 		state, err := p.readFile(log, path)
@@ -58,14 +52,14 @@ func (p *Provider) scan(log logr.Logger) (desired map[multicluster.ClusterName]*
 		for _, c := range contexts {
 			name := p.settings.clusterName(path, c)
 			if other, taken := desired[name]; taken {
-				err := fmt.Errorf("cluster %q: context %q of %s has the same name as context %q of %s; ignoring the former",
-					name, c, path, other.context, other.path)
+				err := fmt.Errorf("cluster %q: context %q of %s has the same name as %s; ignoring the former",
+					name, c, path, other.Source)
 				p.reportOnce(log, "name:"+name.String(), err, "Duplicate cluster name", "cluster", name)
 				errs = append(errs, err)
 				continue
 			}
 			p.clearReport("name:" + name.String())
-			desired[name] = &target{path: path, context: c, config: state.contexts[c]}
+			desired[name] = p.target(path, c, state)
 		}
 	}
 	for path := range p.files {

@@ -29,15 +29,13 @@ type Provider struct {
 	clusters.Clusters[cluster.Cluster]
 
 	settings *settings
+	// engager engages the clusters the files define, in the embedded Clusters.
+	engager *clusters.Engager
 
-	// mu guards active and members.
+	// mu guards active.
 	mu sync.Mutex
 	// active is "Start" or "RunOnce" while one of them runs; they never overlap.
 	active string
-	// members holds what the provider wants and has engaged, per cluster name.
-	members map[multicluster.ClusterName]*member
-	// workers counts the goroutines engaging and disengaging clusters.
-	workers sync.WaitGroup
 
 	// files remembers the last good contents of each kubeconfig file. It belongs to the goroutine that scans
 	// (Start's loop or RunOnce), one at a time.
@@ -59,13 +57,14 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{
+	p := &Provider{
 		Clusters: clusters.New[cluster.Cluster](),
 		settings: s,
-		members:  map[multicluster.ClusterName]*member{},
 		files:    map[string]*fileState{},
 		reports:  map[string]string{},
-	}, nil
+	}
+	p.engager = p.newEngager()
+	return p, nil
 }
 
 // ClusterName returns the name of the cluster for the context contextName of the kubeconfig file at path: the
@@ -91,18 +90,24 @@ func (p *Provider) ClusterName(path, contextName string) multicluster.ClusterNam
 //     keeps the clusters of its last good version; every other cluster keeps running.
 //
 // Files written by renaming a temporary file over them (editors, kubectl, Kubernetes volume updates) are seen, as
-// the parent directories are watched rather than the files. Bursts of events are coalesced into one scan. A cluster
-// that fails to start or to sync its cache is retried with backoff; it never delays the others. Start blocks until
-// ctx is done, then stops every cluster it engaged, waits for its own goroutines and returns nil. It returns an error
-// if the file watcher cannot be created, or if Start or RunOnce is already running.
+// the parent directories are watched rather than the files. Bursts of events are coalesced into one scan. Clusters
+// are engaged by a clusters.Engager: a cluster that fails to build, start, sync its cache or engage is retried on its
+// backoff policy (clusters.DefaultRetryDelay doubling to clusters.DefaultMaxRetryDelay); it never delays the
+// others. Start blocks until ctx is done, then stops every cluster it engaged, waits for its own goroutines and
+// returns nil. It returns an error if the file watcher cannot be created, or if Start or RunOnce is already running.
 func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	if err := p.activate("Start"); err != nil {
 		return err
 	}
 	defer p.deactivate()
-	r := &run{ctx: ctx, aware: aware, log: logf.FromContext(ctx).WithName("file-provider"), retry: true}
-	defer p.workers.Wait()
-	return p.watch(r)
+	log := logf.FromContext(ctx).WithName("file-provider")
+	ctx, cancel := context.WithCancel(logf.IntoContext(ctx, log))
+	defer cancel()
+	engaged := make(chan error, 1)
+	go func() { engaged <- p.engager.Start(ctx, aware) }()
+	err := p.watch(ctx, log)
+	cancel()
+	return errors.Join(err, <-engaged)
 }
 
 // RunOnce reads the kubeconfig files once and makes the engaged clusters match them, like one scan of Start, without
@@ -116,18 +121,9 @@ func (p *Provider) RunOnce(ctx context.Context, aware multicluster.Aware) error 
 		return err
 	}
 	defer p.deactivate()
-	r := &run{ctx: ctx, aware: aware, log: logf.FromContext(ctx).WithName("file-provider"), errs: &errorList{}}
-	desired, errs := p.scan(r.log)
-	p.reconcile(r, desired)
-	p.workers.Wait()
-	return errors.Join(append(errs, r.errs.get()...)...)
-}
-
-// Get returns the cluster with the given name (see ClusterName), or an error matching
-// multicluster.ErrClusterNotFound if the provider has none of that name. A cluster is retrievable from before it
-// is engaged until it is disengaged.
-func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.Clusters.Get(ctx, clusterName)
+	log := logf.FromContext(ctx).WithName("file-provider")
+	desired, errs := p.scan(log)
+	return errors.Join(append(errs, p.engager.RunOnce(logf.IntoContext(ctx, log), aware, desired))...)
 }
 
 // activate marks Start or RunOnce as running, or fails if one of them already is.
@@ -145,35 +141,6 @@ func (p *Provider) deactivate() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.active = ""
-}
-
-// run is one Start or RunOnce: the context the clusters it engages live in, whom it engages them with, and how.
-type run struct {
-	ctx   context.Context
-	aware multicluster.Aware
-	log   logr.Logger
-	// retry makes failed clusters be retried with backoff (Start); otherwise failures are collected in errs
-	// (RunOnce).
-	retry bool
-	errs  *errorList
-}
-
-// errorList collects errors from several goroutines.
-type errorList struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (l *errorList) add(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.errs = append(l.errs, err)
-}
-
-func (l *errorList) get() []error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]error(nil), l.errs...)
 }
 
 // report hands err to ErrorHandler if set, and logs it otherwise.

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/go-logr/logr"
 )
 
 // coalesceWindow is how long the watch loop gathers file events after the first of a burst before it scans once
@@ -23,19 +25,19 @@ const atomicWriterLink = "..data"
 
 // watch runs Start's loop: watch the directories, scan once, then scan again after every burst of relevant events
 // until the run ends.
-func (p *Provider) watch(r *run) error {
+func (p *Provider) watch(ctx context.Context, log logr.Logger) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("file provider: unable to create a file watcher: %w", err)
 	}
 	defer w.Close()
 
-	r.log.Info("Starting", "files", p.settings.files, "directories", p.settings.dirs, "globs", p.settings.globs)
+	log.Info("Starting", "files", p.settings.files, "directories", p.settings.dirs, "globs", p.settings.globs)
 	scan := func() {
 		// Watch first, so that nothing that changes while scanning goes unnoticed.
-		p.syncWatches(r, w)
-		desired, _ := p.scan(r.log)
-		p.reconcile(r, desired)
+		p.syncWatches(log, w)
+		desired, _ := p.scan(log)
+		p.engager.WantOnly(desired)
 	}
 	scan()
 
@@ -61,14 +63,14 @@ func (p *Provider) watch(r *run) error {
 	}
 	for {
 		select {
-		case <-r.ctx.Done():
+		case <-ctx.Done():
 			return nil
 		case ev, ok := <-w.Events:
 			if !ok {
 				return errors.New("file provider: the file watcher stopped")
 			}
 			if p.relevant(ev) {
-				r.log.V(2).Info("File event", "path", ev.Name, "op", ev.Op.String())
+				log.V(2).Info("File event", "path", ev.Name, "op", ev.Op.String())
 				arm()
 			}
 		case err, ok := <-w.Errors:
@@ -76,7 +78,7 @@ func (p *Provider) watch(r *run) error {
 				return errors.New("file provider: the file watcher stopped")
 			}
 			// Most likely an overflow of the kernel's event queue: events were lost, so scan everything.
-			p.report(r.log, fmt.Errorf("file provider: file watcher error: %w", err), "File watcher error; rescanning")
+			p.report(log, fmt.Errorf("file provider: file watcher error: %w", err), "File watcher error; rescanning")
 			arm()
 		case <-pending:
 			pending = nil
@@ -101,7 +103,7 @@ func (p *Provider) neededDirs() []string {
 // syncWatches watches every needed directory, or, for one that does not exist, its nearest existing ancestor, so
 // that its creation is seen; and stops watching what is no longer needed. Watches are re-added on every call: a
 // directory deleted and created anew under the same path is watched again.
-func (p *Provider) syncWatches(r *run, w *fsnotify.Watcher) {
+func (p *Provider) syncWatches(log logr.Logger, w *fsnotify.Watcher) {
 	wanted := map[string]bool{}
 	for _, d := range p.neededDirs() {
 		dir := nearestExistingDir(d)
@@ -110,7 +112,7 @@ func (p *Provider) syncWatches(r *run, w *fsnotify.Watcher) {
 		}
 		wanted[dir] = true
 		if err := w.Add(dir); err != nil {
-			p.reportOnce(r.log, "watch:"+dir, fmt.Errorf("unable to watch directory %s: %w", dir, err),
+			p.reportOnce(log, "watch:"+dir, fmt.Errorf("unable to watch directory %s: %w", dir, err),
 				"Failed to watch directory", "path", dir)
 			continue
 		}

@@ -6,56 +6,48 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
-	"sigs.k8s.io/multicluster-runtime/pkg/informer"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
-	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
-// discover polls the lister until ctx is done and keeps the engaged clusters in line with the kind clusters.
+// discover runs the engager with aware and polls the lister until ctx is done, telling the engager which kind
+// clusters there are; then it waits for the engager to stop the clusters.
 func (p *Provider) discover(ctx context.Context, aware multicluster.Aware) error {
 	log := logf.FromContext(ctx).WithName("kind-provider")
+	ctx, cancel := context.WithCancel(logf.IntoContext(ctx, log))
+	defer cancel()
 	lister := p.opts.Lister
 	if lister == nil {
 		lister = kindcluster.NewProvider()
 	}
-
-	var workers sync.WaitGroup
-	defer func() {
-		workers.Wait()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for name := range p.known {
-			p.clusters.Remove(multicluster.ClusterName(name))
-		}
-		clear(p.known)
-	}()
+	engaged := make(chan error, 1)
+	go func() { engaged <- p.engager.Start(ctx, aware) }()
 
 	ticker := time.NewTicker(p.opts.PollInterval)
 	defer ticker.Stop()
 	for {
-		p.poll(ctx, log, lister, aware, &workers)
+		p.poll(log, lister)
 		select {
 		case <-ctx.Done():
-			return nil
+			cancel()
+			return <-engaged
 		case <-ticker.C:
 		}
 	}
 }
 
-// poll lists the kind clusters once: clusters new or with a changed kubeconfig are engaged in the background,
-// clusters that are gone are disengaged.
-func (p *Provider) poll(ctx context.Context, log logr.Logger, lister ClusterLister, aware multicluster.Aware, workers *sync.WaitGroup) {
+// poll lists the kind clusters once and tells the engager: each cluster is wanted with its current kubeconfig (the
+// engager engages new ones and replaces those whose kubeconfig changed), and the clusters that are gone are
+// removed. A cluster whose kubeconfig cannot be read or used keeps what it has until a later poll.
+func (p *Provider) poll(log logr.Logger, lister ClusterLister) {
 	names, err := lister.List()
 	if err != nil {
 		log.Error(err, "Cannot list kind clusters, retrying at the next poll", "pollInterval", p.opts.PollInterval)
@@ -64,102 +56,50 @@ func (p *Provider) poll(ctx context.Context, log logr.Logger, lister ClusterList
 	names = slices.DeleteFunc(names, func(name string) bool { return !strings.HasPrefix(name, p.opts.Prefix) })
 
 	for _, name := range names {
-		p.mu.Lock()
-		m := p.known[name]
-		busy := m != nil && m.busy
-		p.mu.Unlock()
-		if busy {
-			continue
-		}
-		kubeconfig, err := lister.KubeConfig(name, false)
+		target, err := p.target(lister, name)
 		if err != nil {
-			log.Error(err, "Cannot read the kubeconfig of kind cluster, retrying at the next poll", "cluster", name)
-			continue
-		}
-		p.mu.Lock()
-		m = p.known[name]
-		if m == nil {
-			m = &member{}
-			p.known[name] = m
-		}
-		if m.kubeconfig == kubeconfig || ctx.Err() != nil {
-			p.mu.Unlock()
-			continue
-		}
-		m.busy = true
-		p.mu.Unlock()
-
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			p.engage(ctx, log, name, kubeconfig, aware)
-		}()
-	}
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for name, m := range p.known {
-		if m.busy || slices.Contains(names, name) {
-			continue
-		}
-		delete(p.known, name)
-		p.clusters.Remove(multicluster.ClusterName(name))
-		log.Info("Disengaged kind cluster: it is gone", "cluster", name)
-	}
-}
-
-// engage builds the named cluster from its kubeconfig and engages it, replacing the cluster engaged under the name
-// before, if any. On failure the previous cluster (if any) stays and the next poll tries again.
-func (p *Provider) engage(ctx context.Context, log logr.Logger, name, kubeconfig string, aware multicluster.Aware) {
-	err := p.engageCluster(ctx, name, kubeconfig, aware)
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	m := p.known[name]
-	if m == nil {
-		return
-	}
-	m.busy = false
-	if err != nil {
-		if ctx.Err() == nil {
 			log.Error(err, "Cannot engage kind cluster, retrying at the next poll", "cluster", name)
+			continue
 		}
-		return
+		p.engager.Want(multicluster.ClusterName(name), target)
 	}
-	replaced := m.kubeconfig != ""
-	m.kubeconfig = kubeconfig
-	if replaced {
-		log.Info("Replaced kind cluster: its kubeconfig changed", "cluster", name)
-	} else {
-		log.Info("Engaged kind cluster", "cluster", name)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name := range p.known {
+		if !slices.Contains(names, name) {
+			delete(p.known, name)
+			log.Info("Kind cluster is gone", "cluster", name)
+			p.engager.Remove(multicluster.ClusterName(name))
+		}
+	}
+	for _, name := range names {
+		p.known[name] = true
 	}
 }
 
-func (p *Provider) engageCluster(ctx context.Context, name, kubeconfig string, aware multicluster.Aware) error {
-	cfg, err := restConfig(kubeconfig)
+// target returns what the named kind cluster should be: its kubeconfig's rest.Config, adjusted by RESTOptions.
+func (p *Provider) target(lister ClusterLister, name string) (clusters.Target, error) {
+	kubeconfig, err := lister.KubeConfig(name, false)
 	if err != nil {
-		return fmt.Errorf("kind cluster %q: %w", name, err)
+		return clusters.Target{}, fmt.Errorf("kind cluster %q: reading its kubeconfig: %w", name, err)
+	}
+	cfg, err := parseKubeconfig([]byte(kubeconfig))
+	if err != nil {
+		return clusters.Target{}, fmt.Errorf("kind cluster %q: %w", name, err)
 	}
 	for _, opt := range p.opts.RESTOptions {
 		if err := opt(cfg); err != nil {
-			return fmt.Errorf("kind cluster %q: applying REST options: %w", name, err)
+			return clusters.Target{}, fmt.Errorf("kind cluster %q: applying REST options: %w", name, err)
 		}
 	}
-	cl, err := cluster.New(cfg, slices.Concat(p.opts.ClusterOptions,
-		[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(multicluster.ClusterName(name), cfg),
-			restmapper.ClusterOption()})...)
-	if err != nil {
-		return fmt.Errorf("kind cluster %q: creating cluster: %w", name, err)
-	}
-	if err := p.clusters.AddOrReplace(ctx, multicluster.ClusterName(name), cl, aware); err != nil {
-		return fmt.Errorf("kind cluster %q: %w", name, err)
-	}
-	return nil
+	return clusters.Target{Config: cfg, Source: fmt.Sprintf("kind cluster %q", name)}, nil
 }
 
-// restConfig parses a kubeconfig without echoing its contents in errors: they carry credentials.
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	cc, err := clientcmd.Load([]byte(kubeconfig))
+// parseKubeconfig turns a kind cluster's kubeconfig into a rest.Config, without echoing its contents in errors:
+// they carry credentials.
+func parseKubeconfig(kubeconfig []byte) (*rest.Config, error) {
+	cc, err := clientcmd.Load(kubeconfig)
 	if err != nil {
 		return nil, errors.New("cannot parse kubeconfig")
 	}

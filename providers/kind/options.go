@@ -31,7 +31,8 @@ type Options struct {
 	// prefix.
 	Prefix string
 
-	// ClusterOptions are applied to every cluster.Cluster the provider builds (scheme, cache and client options).
+	// ClusterOptions are applied to every cluster.Cluster the provider builds (scheme, cache and client options),
+	// which is built with clusters.NewCluster: the library's defaults fill what they leave unset.
 	ClusterOptions []cluster.Option
 
 	// RESTOptions adjust the rest.Config of every cluster (QPS, burst, timeouts) before its cluster.Cluster is
@@ -46,8 +47,8 @@ type Options struct {
 	// CLI does.
 	Lister ClusterLister
 
-	// WaitCacheTimeout bounds how long a new cluster's cache may take to sync before the cluster is given up on
-	// (and retried at the next poll). Default: clusters.DefaultWaitCacheTimeout.
+	// WaitCacheTimeout bounds how long a new cluster's cache may take to sync before the attempt is given up on
+	// and retried on the backoff policy of clusters.Engager. Default: clusters.DefaultWaitCacheTimeout.
 	WaitCacheTimeout time.Duration
 }
 

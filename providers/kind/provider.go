@@ -19,23 +19,16 @@ var (
 
 // Provider is a multicluster.Provider whose clusters are the local kind clusters. Create it with New.
 type Provider struct {
-	opts     Options
-	clusters clusters.Clusters[cluster.Cluster]
+	opts Options
+	// engager engages the kind clusters the lister lists, under their names.
+	engager *clusters.Engager
 
 	// mu guards running and known.
 	mu sync.Mutex
 	// running is closed when the discovery that runs ends; nil while none runs.
 	running chan struct{}
-	// known holds, per cluster name, what the provider has engaged or is engaging.
-	known map[string]*member
-}
-
-// member is one kind cluster the provider has seen.
-type member struct {
-	// kubeconfig is the kubeconfig the cluster is engaged with; empty until it is engaged.
-	kubeconfig string
-	// busy is true while a goroutine engages or replaces the cluster.
-	busy bool
+	// known holds the names of the kind clusters the provider has told the engager about.
+	known map[string]bool
 }
 
 // New returns a kind provider. It accepts at most one Options (more are an error of use: the first is taken);
@@ -47,9 +40,13 @@ func New(opts ...Options) *Provider {
 		o = opts[0]
 	}
 	o = o.complete()
-	p := &Provider{opts: o, clusters: clusters.New[cluster.Cluster](), known: map[string]*member{}}
-	p.clusters.WaitCacheTimeout = o.WaitCacheTimeout
-	return p
+	set := clusters.New[cluster.Cluster]()
+	set.WaitCacheTimeout = o.WaitCacheTimeout
+	return &Provider{
+		opts:    o,
+		engager: clusters.NewEngager(clusters.EngagerOptions{Clusters: &set, ClusterOptions: o.ClusterOptions}),
+		known:   map[string]bool{},
+	}
 }
 
 // Start discovers kind clusters and engages them with aware until ctx is done; then it stops the clusters it
@@ -84,17 +81,18 @@ func (p *Provider) Run(ctx context.Context, mgr mcmanager.Manager) error {
 // Get returns the cluster named after a kind cluster, or an error matching multicluster.ErrClusterNotFound. A
 // cluster is retrievable from before it is engaged until it is disengaged.
 func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.clusters.Get(ctx, clusterName)
+	return p.engager.Get(ctx, clusterName)
 }
 
 // IndexField registers a field index on every cluster, current and future.
 func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.clusters.IndexField(ctx, obj, field, extractValue)
+	return p.engager.IndexField(ctx, obj, field, extractValue)
 }
 
-// ClusterNames returns the names of the clusters the provider holds, sorted.
+// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
+// synced and it is being engaged until it is disengaged.
 func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	return p.clusters.ClusterNames()
+	return p.engager.ClusterNames()
 }
 
 // begin marks discovery as running and returns nil, or, if it already runs, returns a channel closed when it ends.

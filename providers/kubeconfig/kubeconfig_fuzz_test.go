@@ -1,7 +1,6 @@
 package kubeconfig
 
 import (
-	"crypto/sha256"
 	"errors"
 	"regexp"
 	"strings"
@@ -20,9 +19,9 @@ import (
 // fuzzCredential matches a credential field of a kubeconfig and its value, in YAML or JSON.
 var fuzzCredential = regexp.MustCompile(`(token|password|client-key-data|client-certificate-data|id-token|refresh-token|client-secret|access-token)["']?\s*:\s*["']?([^"'\s,}\]]+)`)
 
-// Whatever a Secret holds under the key (and beside it), reading it never panics; it yields either a cluster
-// (whose hash is the kubeconfig's) or an error that names the Secret and the key, has one of the documented
-// reasons, and shows none of the Secret's credentials.
+// Whatever a Secret holds under the key (and beside it), reading it never panics; it yields either the target of a
+// cluster (a config, and a reference to the Secret that carries none of its data) or an error that names the Secret
+// and the key, has one of the documented reasons, and shows none of the Secret's credentials.
 func FuzzDesiredFrom(f *testing.F) {
 	p := New(Options{Namespace: "fleet"})
 	f.Fuzz(func(t *testing.T, kubeconfig []byte, other []byte) {
@@ -30,13 +29,14 @@ func FuzzDesiredFrom(f *testing.F) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"},
 			Data:       map[string][]byte{DefaultKubeconfigSecretKey: kubeconfig, "other": other},
 		}
-		d, err := p.desiredFrom(secret)
+		target, err := p.targetFrom(secret)
 		if err == nil {
-			if d == nil || d.config == nil || d.hash != sha256.Sum256(kubeconfig) {
-				t.Fatalf("no error and desired %+v", d)
+			ref, ok := target.Object.(*corev1.Secret)
+			if target.Config == nil || !ok {
+				t.Fatalf("no error and target %+v", target)
 			}
-			if d.secret.Name != "east" || d.secret.Data != nil {
-				t.Fatalf("the desired cluster keeps more of the Secret than a reference: %+v", d.secret)
+			if ref.Name != "east" || ref.Data != nil {
+				t.Fatalf("the target keeps more of the Secret than a reference: %+v", ref)
 			}
 			return
 		}
@@ -88,7 +88,7 @@ users: [{name: u, user: {token: ` + token + `}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `)
-	_, err := p.desiredFrom(&corev1.Secret{
+	_, err := p.targetFrom(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"},
 		Data:       map[string][]byte{DefaultKubeconfigSecretKey: kubeconfig},
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -27,7 +26,11 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var _ multicluster.Provider = &Provider{}
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
 // DefaultControllerName is the default of Options.ControllerName: the name of the controller SetupWithManager
 // registers on the host manager, and the reporting controller of the Events the provider records on Secrets.
@@ -39,30 +42,19 @@ const DefaultControllerName = "kubeconfig-provider"
 const ControllerName = DefaultControllerName
 
 // Provider is a provider of the clusters whose kubeconfigs are stored in labelled Secrets of one namespace of the
-// host cluster. Build it with New, pass it to the manager, and call SetupWithManager. All methods are safe for
-// concurrent use.
+// host cluster. Build it with New, pass it to the manager (which starts it), and call SetupWithManager. All methods
+// are safe for concurrent use.
 type Provider struct {
 	opts     Options
 	clusters clusters.Clusters[cluster.Cluster]
 
-	// Set by SetupWithManager.
+	// Set by SetupWithManager, before the manager starts the provider.
 	setup    sync.Once
-	aware    multicluster.Aware
 	scheme   *runtime.Scheme
 	secrets  cache.Cache
 	recorder recorder.EventRecorder
 	log      logr.Logger
-
-	// mu guards the fields below. It is held while deciding what to do with a Secret's cluster and while removing
-	// one, never while a cluster starts or syncs.
-	mu sync.Mutex
-	// runCtx is the host manager's run context, the parent of every cluster's context; set when the provider's
-	// watch starts.
-	runCtx context.Context
-	// states holds what the provider knows of each Secret that describes, or described, a cluster.
-	states map[multicluster.ClusterName]*secretState
-	// workers counts the goroutines engaging clusters; the watch waits for them when it stops.
-	workers sync.WaitGroup
+	engager  *clusters.Engager
 }
 
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
@@ -73,7 +65,6 @@ func New(opts Options) *Provider {
 		opts:     opts,
 		clusters: clusters.New[cluster.Cluster](),
 		log:      logf.Log.WithName(opts.ControllerName),
-		states:   map[multicluster.ClusterName]*secretState{},
 	}
 	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
 	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
@@ -85,9 +76,9 @@ func New(opts Options) *Provider {
 // SetupWithManager registers the provider's controller on the host manager (mgr.GetLocalManager()) and the
 // provider's own cache, which holds only the Secrets of Options.Namespace that carry Options.KubeconfigSecretLabel
 // (with managed fields stripped), so the manager's cache and its memory are left alone. That cache never logs the
-// bodies of its list and watch calls, whatever the verbosity. Clusters are engaged with
-// mgr under the name of their Secret, and live as long as the manager runs or until their Secret goes; ctx only
-// bounds the setup.
+// bodies of its list and watch calls, whatever the verbosity. It engages nothing: the manager starts the provider
+// (Start), which engages the clusters under the names of their Secrets, for as long as the manager runs or until
+// their Secret goes. ctx only bounds the setup. Call it once, before the manager starts.
 //
 // Like every controller, the provider's watch runs on the elected leader only. The manager needs RBAC to get, list
 // and watch Secrets and to create and patch Events (events.k8s.io) in Options.Namespace.
@@ -126,13 +117,16 @@ func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) er
 		return fmt.Errorf("kubeconfig provider: creating the cache of Secrets in namespace %q: %w", p.opts.Namespace, err)
 	}
 
-	p.aware = mgr
 	p.scheme = local.GetScheme()
 	p.secrets = secrets
 	p.recorder = local.GetEventRecorder(p.opts.ControllerName)
 	p.log = mgr.GetLogger().WithName(p.opts.ControllerName)
+	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
+		p.log.Error(err, msg, keysAndValues...)
+	}
+	p.engager = p.newEngager()
 
-	if err := local.Add(&secretWatch{p: p}); err != nil {
+	if err := local.Add(secretCache{secrets}); err != nil {
 		return fmt.Errorf("kubeconfig provider: adding the cache of Secrets to the manager: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(local).
@@ -147,34 +141,29 @@ func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) er
 	return nil
 }
 
-// secretWatch runs the provider's cache of Secrets as a runnable of the host manager, and gives the provider the
-// manager's run context. When the manager stops, it waits for the provider's background work to end.
-type secretWatch struct {
-	p *Provider
+// secretCache runs the provider's cache of Secrets as a runnable of the host manager, on the elected leader only,
+// like the provider's controller.
+type secretCache struct {
+	cache.Cache
 }
 
-// Start runs the cache of Secrets until ctx ends.
-func (w *secretWatch) Start(ctx context.Context) error {
-	w.p.mu.Lock()
-	if w.p.runCtx != nil {
-		w.p.mu.Unlock()
-		return errors.New("kubeconfig provider: already started")
-	}
-	w.p.runCtx = ctx
-	w.p.mu.Unlock()
-
-	if err := w.p.secrets.Start(ctx); err != nil {
-		return fmt.Errorf("kubeconfig provider: cache of Secrets in namespace %q: %w", w.p.opts.Namespace, err)
-	}
-	<-ctx.Done()
-	// No worker starts once ctx is done (see want), so Wait cannot race with Add.
-	w.p.workers.Wait()
-	return nil
-}
-
-// NeedLeaderElection reports true: the provider engages clusters on the leader only, like its controller.
-func (w *secretWatch) NeedLeaderElection() bool {
+// NeedLeaderElection reports true: the Secrets are read on the leader only, like the controller that reads them.
+func (secretCache) NeedLeaderElection() bool {
 	return true
+}
+
+// Start engages the clusters of the Secrets with aware until ctx ends; then it stops them and returns nil. The
+// multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable), on the elected leader unless
+// mcmanager.WithProviderLeaderElection says otherwise. The Secrets reconciled before Start are engaged when it
+// starts. It returns an error if SetupWithManager has not been called, or if the provider is already started.
+func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
+	if p.engager == nil {
+		return errors.New("kubeconfig provider: SetupWithManager must be called before the provider starts")
+	}
+	if err := p.engager.Start(ctx, aware); err != nil {
+		return fmt.Errorf("kubeconfig provider: %w", err)
+	}
+	return nil
 }
 
 // Get returns the cluster of the Secret named clusterName, from the moment the provider starts engaging it (so that
@@ -190,19 +179,18 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 	return p.clusters.IndexField(ctx, obj, field, extractValue)
 }
 
-// ListClusters returns the names of the engaged clusters, sorted. A cluster is listed from the moment it is handed
+// ClusterNames returns the names of the engaged clusters, sorted. A cluster is listed from the moment it is handed
 // to the manager, before any of its events reach a controller or a cluster-aware runnable's Engage is called, so
 // code that reacts to an engagement finds the cluster listed. Clusters still starting (whose cache has not synced
 // yet) are not listed.
-func (p *Provider) ListClusters() []multicluster.ClusterName {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	names := make([]multicluster.ClusterName, 0, len(p.states))
-	for _, name := range p.clusters.ClusterNames() {
-		if s := p.states[name]; s != nil && (s.engaged || s.engaging) {
-			names = append(names, name)
-		}
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
+	if p.engager == nil {
+		return nil
 	}
-	slices.Sort(names)
-	return names
+	return p.engager.ClusterNames()
+}
+
+// ListClusters is ClusterNames, under the name the kubeconfig provider has always had for it.
+func (p *Provider) ListClusters() []multicluster.ClusterName {
+	return p.ClusterNames()
 }

@@ -2,7 +2,6 @@ package kubeconfig
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -26,23 +27,21 @@ const (
 	// function rejected it.
 	ReasonInvalidKubeconfig = "InvalidKubeconfig"
 	// ReasonEngageFailed (Warning): building the cluster, syncing its cache or engaging it failed; the provider
-	// retries with backoff.
-	ReasonEngageFailed = "EngageFailed"
-	// ReasonEngaged (Normal): the cluster described by the Secret is engaged.
-	ReasonEngaged = "ClusterEngaged"
+	// retries with backoff. It is the reason of every provider built on clusters.Engager.
+	ReasonEngageFailed = clusters.ReasonEngageFailed
+	// ReasonEngaged (Normal): the cluster described by the Secret is engaged. It is the reason of every provider
+	// built on clusters.Engager.
+	ReasonEngaged = clusters.ReasonEngaged
 )
 
-// Actions of the Events the provider records on Secrets (the events.k8s.io/v1 action field).
-const (
-	// actionReadKubeconfig: the provider read the kubeconfig from the Secret.
-	actionReadKubeconfig = "ReadKubeconfig"
-	// actionEngage: the provider engaged, or tried to engage, the cluster.
-	actionEngage = "EngageCluster"
-)
+// actionReadKubeconfig is the action (events.k8s.io/v1) of the Events about the kubeconfig of a Secret; those about
+// engaging its cluster have clusters.ActionEngage.
+const actionReadKubeconfig = "ReadKubeconfig"
 
-// Reconcile brings the cluster named after a Secret in line with the Secret, and returns at once: engaging runs in
-// the background (see SetupWithManager and the package documentation), so one cluster whose cache is slow to sync
-// never delays another. It is called by the provider's controller; callers need not call it.
+// Reconcile brings the cluster named after a Secret in line with the Secret, and returns at once: it tells the
+// provider's clusters.Engager what the cluster should be, which engages it in the background once the manager has
+// started the provider (see Start and the package documentation), so one cluster whose cache is slow to sync never
+// delays another. It is called by the provider's controller; callers need not call it.
 //
 //   - Secret gone, or without the label: its cluster is disengaged.
 //   - Kubeconfig missing or invalid: a Warning Event on the Secret and an error log say why, naming the Secret and
@@ -53,7 +52,8 @@ const (
 //
 // Credentials never appear in its logs, errors or Events.
 func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx).WithValues("cluster", req.Name)
+	name := multicluster.ClusterName(req.Name)
+	log := logf.FromContext(ctx).WithValues("cluster", name)
 	if p.secrets == nil {
 		return ctrl.Result{}, errors.New("kubeconfig provider: SetupWithManager has not been called")
 	}
@@ -64,15 +64,17 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	secret := &corev1.Secret{}
 	if err := p.secrets.Get(ctx, req.NamespacedName, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret was deleted or lost its label")
+			p.remove(ctx, log, name, "the Secret was deleted or lost its label")
+			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("kubeconfig provider: reading Secret %s: %w", req.NamespacedName, err)
 	}
 	if _, labelled := secret.Labels[p.opts.KubeconfigSecretLabel]; !labelled || secret.DeletionTimestamp != nil {
-		return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret is being deleted or lost its label")
+		p.remove(ctx, log, name, "the Secret is being deleted or lost its label")
+		return ctrl.Result{}, nil
 	}
 
-	d, err := p.desiredFrom(secret)
+	target, err := p.targetFrom(secret)
 	if err != nil {
 		var serr *secretError
 		reason := ReasonInvalidKubeconfig
@@ -82,24 +84,17 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		log.Error(err, "Secret does not describe a usable cluster; the cluster is not engaged",
 			"secret", req.NamespacedName.String(), "key", p.opts.KubeconfigSecretKey, "reason", reason)
 		p.recorder.Eventf(secret, nil, corev1.EventTypeWarning, reason, actionReadKubeconfig, "%s", err.Error())
-		return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), nil, "the Secret does not describe a usable cluster")
+		p.remove(ctx, log, name, "the Secret does not describe a usable cluster")
+		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, p.want(multicluster.ClusterName(req.Name), d, "")
+	p.engager.Want(name, target)
+	return ctrl.Result{}, nil
 }
 
-// desiredCluster is the cluster a Secret describes.
-type desiredCluster struct {
-	// hash identifies the kubeconfig: an unchanged hash means an unchanged cluster.
-	hash [sha256.Size]byte
-	// config is the kubeconfig's rest.Config with the RESTOptions applied.
-	config *rest.Config
-	// secret is a reference to the Secret (name, namespace, UID) for Events.
-	secret *corev1.Secret
-}
-
-// desiredFrom reads the cluster a Secret describes: its kubeconfig, turned into a rest.Config, adjusted by every
-// RESTOptions function. Errors are *secretError and name the Secret and the key, never a credential.
-func (p *Provider) desiredFrom(secret *corev1.Secret) (*desiredCluster, error) {
+// targetFrom reads the cluster a Secret describes: its kubeconfig, turned into a rest.Config (parseKubeconfig),
+// adjusted by every RESTOptions function, and a reference to the Secret (namespace, name, UID and resource version,
+// nothing of its data) for the Events. Errors are *secretError and name the Secret and the key, never a credential.
+func (p *Provider) targetFrom(secret *corev1.Secret) (clusters.Target, error) {
 	key := p.opts.KubeconfigSecretKey
 	data, ok := secret.Data[key]
 	if !ok || len(data) == 0 {
@@ -107,14 +102,14 @@ func (p *Provider) desiredFrom(secret *corev1.Secret) (*desiredCluster, error) {
 		if ok {
 			what = "has an empty key"
 		}
-		return nil, &secretError{
+		return clusters.Target{}, &secretError{
 			reason: ReasonKubeconfigMissing,
 			msg:    fmt.Sprintf("Secret %s/%s %s %q holding a kubeconfig", secret.Namespace, secret.Name, what, key),
 		}
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	cfg, err := parseKubeconfig(data)
 	if err != nil {
-		return nil, &secretError{
+		return clusters.Target{}, &secretError{
 			reason: ReasonInvalidKubeconfig,
 			msg: fmt.Sprintf("key %q of Secret %s/%s does not hold a valid kubeconfig: %s", key, secret.Namespace,
 				secret.Name, redact(err.Error(), secret.Data)),
@@ -123,7 +118,7 @@ func (p *Provider) desiredFrom(secret *corev1.Secret) (*desiredCluster, error) {
 	}
 	for i, adjust := range p.opts.RESTOptions {
 		if err := adjust(cfg); err != nil {
-			return nil, &secretError{
+			return clusters.Target{}, &secretError{
 				reason: ReasonInvalidKubeconfig,
 				msg: fmt.Sprintf("key %q of Secret %s/%s: RESTOptions[%d] rejected the kubeconfig: %s", key,
 					secret.Namespace, secret.Name, i, redact(err.Error(), secret.Data)),
@@ -131,13 +126,18 @@ func (p *Provider) desiredFrom(secret *corev1.Secret) (*desiredCluster, error) {
 			}
 		}
 	}
-	return &desiredCluster{
-		hash:   sha256.Sum256(data),
-		config: cfg,
-		secret: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+	return clusters.Target{
+		Config: cfg,
+		Object: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: secret.Namespace, Name: secret.Name, UID: secret.UID, ResourceVersion: secret.ResourceVersion,
 		}},
+		Source: p.source(secret.Namespace, secret.Name),
 	}, nil
+}
+
+// parseKubeconfig turns the kubeconfig of a Secret into a rest.Config of its current context.
+func parseKubeconfig(data []byte) (*rest.Config, error) {
+	return clientcmd.RESTConfigFromKubeConfig(data)
 }
 
 // secretError says why a Secret does not describe a usable cluster. Its message is safe to log and to record in an

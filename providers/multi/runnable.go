@@ -13,25 +13,26 @@ import (
 )
 
 // ManagerSetupProvider is a provider that discovers its clusters through controllers it registers on the manager
-// (SetupWithManager), instead of running as a multicluster.ProviderRunnable; the kubeconfig provider is one. It
-// engages its clusters with the manager it was set up with.
+// (SetupWithManager); the kubeconfig provider is one. Following the provider convention (see pkg/multicluster), it
+// is also a multicluster.ProviderRunnable that engages its clusters when started; a provider that is not engages
+// them with the manager it was set up with.
 type ManagerSetupProvider interface {
 	multicluster.Provider
 
-	// SetupWithManager registers the provider's controllers on mgr; the provider engages its clusters with mgr.
+	// SetupWithManager registers the provider's controllers on mgr.
 	SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error
 }
 
 // AsRunnable adapts a ManagerSetupProvider so that it can be an inner provider of a composed Provider: the result
-// is a multicluster.ProviderRunnable whose Start sets p up with mgr, except that the clusters p engages go to the
-// Aware Start is given (the composed provider's, which prefixes their names), not to mgr itself. Get and IndexField
-// are p's.
+// is a multicluster.ProviderRunnable whose Start sets p up with mgr and then, if p is a ProviderRunnable, starts it
+// with the Aware Start is given (the composed provider's, which prefixes the names of its clusters); a p that is
+// not engages its clusters with mgr, whose engagements the adapter redirects to that Aware. Get and IndexField are
+// p's.
 //
 // Start blocks until its context ends. p is set up once: controller-runtime cannot remove a controller, so the
-// controllers p registered keep running on mgr after the adapter's context ends (its clusters are disengaged by the
-// composed provider, and what p engages later is dropped), and starting the adapter a second time returns an error.
-// Give each adapted provider its own controller name (for the kubeconfig provider, Options.ControllerName) when
-// several run on one manager.
+// controllers p registered keep running on mgr after the adapter's context ends (its clusters are disengaged, and
+// nothing more is engaged), and starting the adapter a second time returns an error. Give each adapted provider its
+// own controller name (for the kubeconfig provider, Options.ControllerName) when several run on one manager.
 func AsRunnable(p ManagerSetupProvider, mgr mcmanager.Manager) multicluster.Provider {
 	return &setupRunnable{ManagerSetupProvider: p, mgr: mgr}
 }
@@ -50,7 +51,8 @@ var (
 	_ multicluster.ProviderRunnable = &setupRunnable{}
 )
 
-// Start sets the provider up with the manager, its engagements redirected to aware, and blocks until ctx ends.
+// Start sets the provider up with the manager and runs it with aware (a provider that is not a ProviderRunnable
+// has its engagements with the manager redirected to aware) until ctx ends.
 func (r *setupRunnable) Start(ctx context.Context, aware multicluster.Aware) error {
 	if r.mgr == nil {
 		return errors.New("multi provider: AsRunnable was given a nil manager")
@@ -65,6 +67,9 @@ func (r *setupRunnable) Start(ctx context.Context, aware multicluster.Aware) err
 
 	if err := r.SetupWithManager(ctx, &engagingManager{Manager: r.mgr, aware: aware}); err != nil {
 		return fmt.Errorf("multi provider: setting up the provider with the manager: %w", err)
+	}
+	if runnable, ok := r.ManagerSetupProvider.(multicluster.ProviderRunnable); ok {
+		return runnable.Start(ctx, aware)
 	}
 	<-ctx.Done()
 	return nil
