@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -72,13 +73,21 @@ func (e *Engager) handleError(log logr.Logger, err error, msg string, keysAndVal
 	log.Error(err, msg, keysAndValues...)
 }
 
-// event records an Event on the target's object, if the engager has a recorder and the target an object. The note
-// is cut to what the API server accepts.
+// event records an Event about engaging a target's cluster on the target's object, if it has one.
 func (e *Engager) event(t Target, eventType, reason, format string, args ...any) {
-	if e.opts.EventRecorder == nil || t.Object == nil {
+	if t.Object != nil {
+		e.Eventf(t.Object, eventType, reason, ActionEngage, format, args...)
+	}
+}
+
+// Eventf records an Event (events.k8s.io/v1) on regarding with EngagerOptions.EventRecorder, if set, its note cut at
+// a rune boundary to what the API server accepts (1024 bytes). Providers record their own Events about their
+// source (a Secret without a kubeconfig, say) with it, beside those the engager records.
+func (e *Engager) Eventf(regarding runtime.Object, eventType, reason, action, format string, args ...any) {
+	if e.opts.EventRecorder == nil {
 		return
 	}
-	e.opts.EventRecorder.Eventf(t.Object, nil, eventType, reason, ActionEngage, "%s", eventNote(fmt.Sprintf(format, args...)))
+	e.opts.EventRecorder.Eventf(regarding, nil, eventType, reason, action, "%s", eventNote(fmt.Sprintf(format, args...)))
 }
 
 // from is " from <Source>", or nothing for a target without a Source.

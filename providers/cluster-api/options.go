@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 )
 
 const (
@@ -30,7 +32,7 @@ const (
 
 	// DefaultWaitCacheTimeout is how long a new cluster's cache may take to sync when Options.WaitCacheTimeout is
 	// unset; the cluster is retried with backoff after that.
-	DefaultWaitCacheTimeout = 2 * time.Minute
+	DefaultWaitCacheTimeout = clusters.DefaultWaitCacheTimeout
 )
 
 // Options are the options of a Cluster API provider. The zero value is valid: every field has a default, applied
@@ -56,9 +58,9 @@ type Options struct {
 	GetSecret func(ctx context.Context, c client.Client, obj client.Object) ([]byte, error)
 
 	// NewCluster builds the cluster.Cluster of a watched object from the rest.Config of its kubeconfig, with
-	// ClusterOptions followed by the provider's own options (informers that resume as soon as the cluster answers
-	// after an outage) as opts; pass them all on. The provider starts the cluster; NewCluster must not. Default:
-	// DefaultNewCluster.
+	// ClusterOptions followed by the library's defaults (clusters.DefaultClusterOptions: synchronous informers,
+	// outage recovery, shared discovery) as opts; pass them all on. The provider starts the cluster; NewCluster must
+	// not. Default: DefaultNewCluster.
 	NewCluster func(ctx context.Context, obj client.Object, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error)
 
 	// IsReady decides whether a watched object's cluster is ready to be engaged; a cluster engaged before is
@@ -75,7 +77,7 @@ type Options struct {
 	Predicates []predicate.Predicate
 
 	// WaitCacheTimeout bounds how long a new cluster's cache may take to sync before the engagement fails and is
-	// retried with backoff. Default: DefaultWaitCacheTimeout.
+	// retried on the backoff policy of clusters.Engager. Default: DefaultWaitCacheTimeout.
 	WaitCacheTimeout time.Duration
 
 	// ControllerName names the provider's controller on the host manager and is the reporting controller of its

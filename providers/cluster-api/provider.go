@@ -8,17 +8,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -28,51 +25,29 @@ import (
 var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // Provider is a multicluster.Provider whose clusters are Cluster API workload clusters: one per watched object
 // (Options.ObjectToWatch) in the host cluster, named "<namespace>/<name>" of the object. Build it with New, pass it
-// to the multi-cluster manager, and call SetupWithManager. All methods are safe for concurrent use.
+// to the multi-cluster manager (which starts it), and call SetupWithManager. All methods are safe for concurrent
+// use.
 type Provider struct {
 	opts     Options
 	clusters clusters.Clusters[cluster.Cluster]
 
-	// retry carries objects whose engagement ended (failed or done) back to the controller's queue.
-	retry chan event.GenericEvent
-
-	// Set by SetupWithManager.
-	setup    sync.Once
-	client   client.Client // the host's cached client, for watched objects
-	direct   client.Client // a client of the host that reads from the API server, for GetSecret
-	recorder recorder.EventRecorder
-
-	// mu guards ctx, aware and members.
-	mu      sync.Mutex
-	ctx     context.Context // the context of Start: the clusters' lifetime
-	aware   multicluster.Aware
-	members map[multicluster.ClusterName]*member
-	workers sync.WaitGroup
-}
-
-// member is what the provider engaged, or is engaging, for one watched object.
-type member struct {
-	// cfg is the rest.Config the cluster is engaged with; nil until it is engaged.
-	cfg *rest.Config
-	// busy is true while a goroutine engages the cluster.
-	busy bool
-	// failures counts the consecutive failed engagements, for backoff.
-	failures int
+	// Set by SetupWithManager, before the manager starts the provider.
+	setup   sync.Once
+	client  client.Client // the host's cached client, for watched objects
+	direct  client.Client // a client of the host that reads from the API server, for GetSecret
+	kind    string        // the kind of the watched objects, for logs and Events
+	engager *clusters.Engager
 }
 
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager registers its controller, and engages nothing until the multi-cluster manager starts it.
 func New(opts Options) *Provider {
-	p := &Provider{
-		opts:     opts.withDefaults(),
-		clusters: clusters.New[cluster.Cluster](),
-		retry:    make(chan event.GenericEvent),
-		members:  map[multicluster.ClusterName]*member{},
-	}
+	p := &Provider{opts: opts.withDefaults(), clusters: clusters.New[cluster.Cluster]()}
 	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
 	return p
 }
@@ -80,8 +55,8 @@ func New(opts Options) *Provider {
 // SetupWithManager registers the provider's controller on the host manager (mgr.GetLocalManager()). The
 // controller watches Options.ObjectToWatch in every namespace, filtered by Options.Predicates, and the metadata of
 // Secrets, so that a rotated "<name>-kubeconfig" Secret brings its object back. With the default ObjectToWatch it
-// adds Cluster API's v1beta2 types to the host manager's scheme. Clusters are engaged with the aware the manager
-// starts the provider with (the manager itself), from when it starts.
+// adds Cluster API's v1beta2 types to the host manager's scheme. It engages nothing: the manager starts the
+// provider (Start), which engages the clusters. Call it once, before the manager starts.
 //
 // Like every controller, the provider's runs on the elected leader only. The host manager needs RBAC to get,
 // list and watch the watched kind and Secrets, and to create and patch Events (see config/rbac/role.yaml).
@@ -103,6 +78,10 @@ func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 			return fmt.Errorf("cluster-api provider: adding Cluster API types to the scheme: %w", err)
 		}
 	}
+	gvk, err := apiutil.GVKForObject(p.opts.ObjectToWatch, local.GetScheme())
+	if err != nil {
+		return fmt.Errorf("cluster-api provider: the kind of ObjectToWatch: %w", err)
+	}
 	direct, err := client.New(local.GetConfig(), client.Options{
 		HTTPClient: local.GetHTTPClient(),
 		Scheme:     local.GetScheme(),
@@ -113,13 +92,19 @@ func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 	}
 	p.client = local.GetClient()
 	p.direct = direct
-	p.recorder = local.GetEventRecorder(p.opts.ControllerName)
+	p.kind = gvk.Kind
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{
+		Clusters:       &p.clusters,
+		ClusterOptions: p.opts.ClusterOptions,
+		NewCluster:     p.newCluster,
+		EventRecorder:  local.GetEventRecorder(p.opts.ControllerName),
+		Logger:         mgr.GetLogger().WithName(p.opts.ControllerName),
+	})
 
 	err = ctrl.NewControllerManagedBy(local).
 		Named(p.opts.ControllerName).
 		For(p.opts.ObjectToWatch.DeepCopyObject().(client.Object), builder.WithPredicates(p.opts.Predicates...)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objectOfKubeconfigSecret), builder.OnlyMetadata).
-		WatchesRawSource(source.Channel(p.retry, &handler.EnqueueRequestForObject{})).
 		Complete(p)
 	if err != nil {
 		return fmt.Errorf("cluster-api provider: building the controller: %w", err)
@@ -144,20 +129,17 @@ func cutSuffix(s, suffix string) (string, bool) {
 	return s[:len(s)-len(suffix)], true
 }
 
-// Start makes the provider engage clusters with aware until ctx is done; the multi-cluster manager calls it, once.
-// Objects reconciled before Start are engaged once it is called. When ctx ends, every cluster stops; Start waits
-// for its engaging goroutines and returns nil. It returns an error if the provider is already started.
+// Start engages the clusters of the watched objects with aware until ctx ends; then it stops them and returns nil.
+// The multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable). Objects reconciled before
+// Start are engaged once it runs. It returns an error if SetupWithManager has not been called, or if the provider
+// is already started.
 func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
-	p.mu.Lock()
-	if p.ctx != nil {
-		p.mu.Unlock()
-		return errors.New("cluster-api provider: already started")
+	if p.engager == nil {
+		return errors.New("cluster-api provider: SetupWithManager must be called before the provider starts")
 	}
-	p.ctx, p.aware = ctx, aware
-	p.mu.Unlock()
-
-	<-ctx.Done()
-	p.workers.Wait()
+	if err := p.engager.Start(ctx, aware); err != nil {
+		return fmt.Errorf("cluster-api provider: %w", err)
+	}
 	return nil
 }
 
@@ -173,8 +155,16 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 	return p.clusters.IndexField(ctx, obj, field, extractValue)
 }
 
-// ListClusters returns the names of the clusters the provider holds (engaged, or being engaged for the first
-// time), sorted.
+// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
+// synced and it is being engaged until it is disengaged.
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
+	if p.engager == nil {
+		return nil
+	}
+	return p.engager.ClusterNames()
+}
+
+// ListClusters is ClusterNames, under the name the provider's API has always had for it.
 func (p *Provider) ListClusters() []multicluster.ClusterName {
-	return p.clusters.ClusterNames()
+	return p.ClusterNames()
 }

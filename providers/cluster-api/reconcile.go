@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -18,90 +16,63 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"sigs.k8s.io/multicluster-runtime/internal/retry"
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
-	"sigs.k8s.io/multicluster-runtime/pkg/informer"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	"sigs.k8s.io/multicluster-runtime/pkg/recovery"
-	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 )
 
-// notStartedRequeue is how soon an object reconciled before the provider is started is looked at again.
-const notStartedRequeue = time.Second
-
-// Event reasons and the action of the Warning Events the provider records on watched objects.
+// Event reason and action of the Warning Events the provider records on watched objects whose kubeconfig cannot be
+// had; those about engaging a cluster are clusters.Engager's (clusters.ReasonEngageFailed).
 const (
 	reasonKubeconfigUnavailable = "KubeconfigUnavailable"
-	reasonEngageFailed          = "EngageFailed"
-	actionEngage                = "Engage"
+	actionReadKubeconfig        = "ReadKubeconfig"
 )
 
-// Reconcile brings the cluster of one watched object in line with it: a ready object (Options.IsReady) whose
-// kubeconfig is new or changed has its cluster engaged, in the background; an object that is gone, being deleted
-// or not ready has its cluster disengaged. Errors (no kubeconfig, a malformed one) name the cluster, are recorded
-// as a Warning Event on the object and make the controller retry with backoff. It is the reconciler of the
-// provider's controller on the host manager; it is not meant to be called otherwise.
+// Reconcile brings the cluster of one watched object in line with it: a ready object (Options.IsReady) has its
+// cluster engaged with the rest.Config of its kubeconfig, in the background, by the provider's clusters.Engager
+// (which replaces the cluster when the kubeconfig changes, and retries failures with backoff); an object that is
+// gone, being deleted, filtered out or not ready has its cluster disengaged. An object whose kubeconfig cannot be had
+// (no Secret, a malformed one) gets a Warning Event and an error naming the cluster, and the controller retries it.
+// It is the reconciler of the provider's controller on the host manager; it is not meant to be called otherwise.
 func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	name := multicluster.ClusterName(req.NamespacedName.String())
 	log := logf.FromContext(ctx).WithValues("cluster", name)
-
-	p.mu.Lock()
-	started := p.ctx != nil
-	p.mu.Unlock()
-	if !started {
-		return reconcile.Result{RequeueAfter: notStartedRequeue}, nil
+	if p.engager == nil {
+		return reconcile.Result{}, errors.New("cluster-api provider: SetupWithManager has not been called")
 	}
 
 	obj := p.opts.ObjectToWatch.DeepCopyObject().(client.Object)
 	if err := p.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			p.disengage(log, name, "its object is gone")
+			p.remove(ctx, log, name, "its object is gone")
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, fmt.Errorf("cluster %q: reading its object: %w", name, err)
 	}
-	if !obj.GetDeletionTimestamp().IsZero() {
-		p.disengage(log, name, "its object is being deleted")
+	switch {
+	case !obj.GetDeletionTimestamp().IsZero():
+		p.remove(ctx, log, name, "its object is being deleted")
 		return reconcile.Result{}, nil
-	}
-	if !p.selected(obj) {
-		p.disengage(log, name, "its object is filtered out by the provider's predicates")
+	case !p.selected(obj):
+		p.remove(ctx, log, name, "its object is filtered out by the provider's predicates")
 		return reconcile.Result{}, nil
-	}
-	if !p.opts.IsReady(ctx, obj) {
-		p.disengage(log, name, "its object is not ready")
+	case !p.opts.IsReady(ctx, obj):
+		p.remove(ctx, log, name, "its object is not ready")
 		return reconcile.Result{}, nil
-	}
-	if p.isBusy(name) {
-		return reconcile.Result{}, nil // the engaging goroutine hands the object back when it is done
 	}
 
 	cfg, err := p.restConfig(ctx, obj)
 	if err != nil {
-		p.recorder.Eventf(obj, nil, corev1.EventTypeWarning, reasonKubeconfigUnavailable, actionEngage,
+		p.engager.Eventf(obj, corev1.EventTypeWarning, reasonKubeconfigUnavailable, actionReadKubeconfig,
 			"cannot build a client config for cluster %s: %v", name, err)
 		return reconcile.Result{}, fmt.Errorf("cluster %q: %w", name, err)
 	}
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	m := p.members[name]
-	if m == nil {
-		m = &member{}
-		p.members[name] = m
-	}
-	if m.busy || (m.cfg != nil && clusters.EqualConfigs(m.cfg, cfg)) {
-		return reconcile.Result{}, nil
-	}
-	m.busy = true
-	p.workers.Add(1)
-	go p.engage(p.ctx, p.aware, log, obj, name, cfg, m)
+	p.engager.Want(name, clusters.Target{Config: cfg, Object: obj, Source: p.kind + " " + req.NamespacedName.String()})
 	return reconcile.Result{}, nil
 }
 
 // selected reports whether every one of Options.Predicates accepts obj as a generic event. Events of watched
 // objects are filtered by the predicates before they are queued, but an object also comes back through its
-// kubeconfig Secret and through retries: it must pass the predicates then too.
+// kubeconfig Secret: it must pass the predicates then too.
 func (p *Provider) selected(obj client.Object) bool {
 	for _, pred := range p.opts.Predicates {
 		if !pred.Generic(event.GenericEvent{Object: obj}) {
@@ -111,11 +82,12 @@ func (p *Provider) selected(obj client.Object) bool {
 	return true
 }
 
-func (p *Provider) isBusy(name multicluster.ClusterName) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	m := p.members[name]
-	return m != nil && m.busy
+// remove tells the engager that the named cluster should be gone, saying why.
+func (p *Provider) remove(ctx context.Context, log logr.Logger, name multicluster.ClusterName, why string) {
+	if _, err := p.engager.Get(ctx, name); err == nil {
+		log.Info("Disengaging cluster: " + why)
+	}
+	p.engager.Remove(name)
 }
 
 // restConfig returns the rest.Config of obj's cluster, from the kubeconfig GetSecret returns.
@@ -141,59 +113,8 @@ func parseKubeconfig(data []byte) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// engage builds and engages the cluster of obj with cfg, replacing the one engaged before if any, and then hands
-// the object back to the controller: at once on success (to catch changes made meanwhile), after a backoff on
-// failure.
-func (p *Provider) engage(ctx context.Context, aware multicluster.Aware, log logr.Logger, obj client.Object, name multicluster.ClusterName, cfg *rest.Config, m *member) {
-	defer p.workers.Done()
-
-	cl, err := p.opts.NewCluster(ctx, obj, cfg, slices.Concat(p.opts.ClusterOptions,
-		[]cluster.Option{informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()})...)
-	if err != nil {
-		err = fmt.Errorf("cluster %q: creating the cluster: %w", name, err)
-	} else {
-		err = p.clusters.AddOrReplace(ctx, name, cl, aware)
-	}
-
-	p.mu.Lock()
-	m.busy = false
-	replaced := m.cfg != nil
-	var delay time.Duration
-	if err != nil {
-		m.failures++
-		delay = retry.Delay(retry.EngageBackoff, m.failures)
-	} else {
-		m.cfg, m.failures = cfg, 0
-	}
-	p.mu.Unlock()
-
-	switch {
-	case ctx.Err() != nil:
-		return
-	case err != nil:
-		log.Error(err, "Cannot engage cluster, retrying", "retryAfter", delay)
-		p.recorder.Eventf(obj, nil, corev1.EventTypeWarning, reasonEngageFailed, actionEngage,
-			"cannot engage cluster %s: %v", name, err)
-	case replaced:
-		log.Info("Replaced cluster: its kubeconfig changed")
-	default:
-		log.Info("Engaged cluster")
-	}
-
-	retry.HandBack(ctx, delay, p.retry, event.GenericEvent{Object: obj})
-}
-
-// disengage stops the named cluster, unless it is being engaged: the engaging goroutine hands the object back to
-// the controller when it is done, and the object is looked at again then.
-func (p *Provider) disengage(log logr.Logger, name multicluster.ClusterName, why string) {
-	p.mu.Lock()
-	m := p.members[name]
-	if m == nil || m.busy {
-		p.mu.Unlock()
-		return
-	}
-	delete(p.members, name)
-	p.mu.Unlock()
-	p.clusters.Remove(name)
-	log.Info("Disengaged cluster: " + why)
+// newCluster is the engager's constructor: Options.NewCluster with the watched object, ClusterOptions and the
+// library's defaults (clusters.DefaultClusterOptions), so that it builds clusters as clusters.NewCluster does.
+func (p *Provider) newCluster(ctx context.Context, name multicluster.ClusterName, t clusters.Target, opts ...cluster.Option) (cluster.Cluster, error) {
+	return p.opts.NewCluster(ctx, t.Object.(client.Object), t.Config, append(opts, clusters.DefaultClusterOptions(name, t.Config)...)...)
 }

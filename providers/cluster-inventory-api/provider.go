@@ -6,14 +6,9 @@ import (
 	"fmt"
 	"sync"
 
-	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -22,37 +17,31 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
-var _ multicluster.Provider = &Provider{}
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
-// Provider is a multicluster.Provider whose clusters are the ClusterProfiles of a hub. Create it with New and
-// register it with SetupWithManager.
+// Provider is a multicluster.Provider whose clusters are the ClusterProfiles of a hub. Create it with New, pass it
+// to the manager (which starts it) and register it with SetupWithManager.
 type Provider struct {
 	opts     Options
 	strategy kubeconfigstrategy.Interface
 	clusters clusters.Clusters[cluster.Cluster]
 
-	// retry carries profiles whose engagement ended (failed or done) back to the controller's queue.
-	retry chan event.TypedGenericEvent[*clusterinventoryv1alpha1.ClusterProfile]
+	// Set by SetupWithManager, before the manager starts the provider.
+	setup   sync.Once
+	client  client.Client
+	engager *clusters.Engager
 
-	// mu guards everything below.
-	mu       sync.Mutex
-	client   client.Client
-	recorder events.EventRecorder
-	aware    multicluster.Aware
-	ctx      context.Context // the host manager's run context: the clusters' lifetime; nil before it runs
-	members  map[string]*member
-	workers  sync.WaitGroup
-}
-
-// member is what the provider engaged, or is engaging, for one profile.
-type member struct {
-	// name is the cluster name the profile is engaged under; empty until it is engaged.
-	name multicluster.ClusterName
-	// cfgKey identifies the rest.Config the cluster is engaged with.
-	cfgKey string
-	busy   bool
-	// failures counts consecutive failed engagements, for backoff.
-	failures int
+	// mu guards names and renamed.
+	mu sync.Mutex
+	// names holds the cluster name each profile (by "<namespace>/<name>") is wanted under.
+	names map[string]multicluster.ClusterName
+	// renamed holds, for a profile whose cluster name changed, the old name by the new one, until the cluster is
+	// engaged under the new name and the old one can go.
+	renamed map[multicluster.ClusterName]multicluster.ClusterName
 }
 
 // New returns a provider for opts. It returns an error unless opts.KubeconfigStrategyOption selects exactly one
@@ -66,42 +55,43 @@ func New(opts Options) (*Provider, error) {
 		opts:     opts.complete(),
 		strategy: strategy,
 		clusters: clusters.New[cluster.Cluster](),
-		retry:    make(chan event.TypedGenericEvent[*clusterinventoryv1alpha1.ClusterProfile]),
-		members:  map[string]*member{},
+		names:    map[string]multicluster.ClusterName{},
+		renamed:  map[multicluster.ClusterName]multicluster.ClusterName{},
 	}
 	p.clusters.WaitCacheTimeout = opts.WaitCacheTimeout
 	return p, nil
 }
 
 // SetupWithManager registers the provider's controller of ClusterProfiles, and its strategy's watches, with the
-// host (hub) manager of mgr, and engages clusters with mgr once the manager runs. The hub manager's scheme gets the
-// ClusterProfile types added. It must be called once, before mgr starts.
+// host (hub) manager of mgr. The hub manager's scheme gets the ClusterProfile types added. It engages nothing: the
+// manager starts the provider (Start), which engages the clusters. It must be called once, before mgr starts.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
 	if mgr == nil {
 		return errors.New("cluster-inventory-api provider: the manager is nil")
 	}
+	err := errors.New("cluster-inventory-api provider: already set up with a manager")
+	p.setup.Do(func() { err = p.setupWithManager(mgr) })
+	return err
+}
+
+func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 	host := mgr.GetLocalManager()
 	if err := clusterinventoryv1alpha1.AddToScheme(host.GetScheme()); err != nil {
 		return fmt.Errorf("cluster-inventory-api provider: adding the ClusterProfile types to the scheme: %w", err)
 	}
-	p.mu.Lock()
-	if p.aware != nil {
-		p.mu.Unlock()
-		return errors.New("cluster-inventory-api provider: already set up with a manager")
-	}
-	p.aware = mgr
 	p.client = host.GetClient()
-	p.recorder = host.GetEventRecorder(p.opts.ControllerName)
-	p.mu.Unlock()
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{
+		Clusters:       &p.clusters,
+		ClusterOptions: p.opts.ClusterOptions,
+		NewCluster:     p.newCluster,
+		EventRecorder:  host.GetEventRecorder(p.opts.ControllerName),
+		Logger:         mgr.GetLogger().WithName(p.opts.ControllerName),
+		OnOutcome:      p.onOutcome,
+	})
 
-	// The clusters live as long as the host manager runs.
-	if err := host.Add(manager.RunnableFunc(p.run)); err != nil {
-		return fmt.Errorf("cluster-inventory-api provider: %w", err)
-	}
 	b := ctrl.NewControllerManagedBy(host).
 		Named(p.opts.ControllerName).
-		For(&clusterinventoryv1alpha1.ClusterProfile{}).
-		WatchesRawSource(source.Channel(p.retry, &handler.TypedEnqueueRequestForObject[*clusterinventoryv1alpha1.ClusterProfile]{}))
+		For(&clusterinventoryv1alpha1.ClusterProfile{})
 	for _, w := range p.strategy.CustomWatches() {
 		b = b.Watches(w.Object, w.EventHandler, w.Opts...)
 	}
@@ -111,14 +101,17 @@ func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
 	return nil
 }
 
-// run records the manager's run context, in which clusters are engaged, and waits for the engaging goroutines when
-// it ends.
-func (p *Provider) run(ctx context.Context) error {
-	p.mu.Lock()
-	p.ctx = ctx
-	p.mu.Unlock()
-	<-ctx.Done()
-	p.workers.Wait()
+// Start engages the clusters of the ready ClusterProfiles with aware until ctx ends; then it stops them and
+// returns nil. The multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable). Profiles
+// reconciled before Start are engaged once it runs. It returns an error if SetupWithManager has not been called, or
+// if the provider is already started.
+func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
+	if p.engager == nil {
+		return errors.New("cluster-inventory-api provider: SetupWithManager must be called before the provider starts")
+	}
+	if err := p.engager.Start(ctx, aware); err != nil {
+		return fmt.Errorf("cluster-inventory-api provider: %w", err)
+	}
 	return nil
 }
 
@@ -133,7 +126,11 @@ func (p *Provider) IndexField(ctx context.Context, obj client.Object, field stri
 	return p.clusters.IndexField(ctx, obj, field, extractValue)
 }
 
-// ClusterNames returns the names of the clusters the provider holds, sorted.
+// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
+// synced and it is being engaged until it is disengaged.
 func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	return p.clusters.ClusterNames()
+	if p.engager == nil {
+		return nil
+	}
+	return p.engager.ClusterNames()
 }

@@ -86,7 +86,7 @@ func TestAccessProviderStrategy(t *testing.T) {
 	harness.Eventually(t, 0, string(good)+" disengaged when deleted", func() bool { return !slices.Contains(p.ClusterNames(), good) })
 
 	out := logs.String()
-	for _, want := range []string{`"Engaged cluster"`, `"cluster":"` + string(good) + `"`, `"Cannot engage cluster, retrying"`, ns + "/broken"} {
+	for _, want := range []string{`"Engaged cluster"`, `"cluster":"` + string(good) + `"`, `"Failed to engage cluster; retrying"`, ns + "/broken"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %s", want)
 		}

@@ -5,23 +5,24 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// newEngager returns the engager of the provider, once SetupWithManager has given it a logger, an event recorder
-// and a scheme: it keeps the clusters in p.clusters and builds them with clusters.NewCluster, the provider's
+// newEngager returns the engager of the provider, recording Events with recorder, once SetupWithManager has given
+// it a logger and a scheme: it keeps the clusters in p.clusters and builds them with clusters.NewCluster, the provider's
 // defaults first (the host manager's scheme, the provider's logger), then Options.ClusterOptions.
-func (p *Provider) newEngager() *clusters.Engager {
+func (p *Provider) newEngager(recorder events.EventRecorder) *clusters.Engager {
 	return clusters.NewEngager(clusters.EngagerOptions{
 		Clusters:       &p.clusters,
 		ClusterOptions: p.opts.ClusterOptions,
 		NewCluster: func(_ context.Context, name multicluster.ClusterName, t clusters.Target, opts ...cluster.Option) (cluster.Cluster, error) {
 			return clusters.NewCluster(name, t.Config, append([]cluster.Option{p.clusterDefaults(name)}, opts...)...)
 		},
-		EventRecorder: p.recorder,
+		EventRecorder: recorder,
 		Logger:        p.log,
 	})
 }

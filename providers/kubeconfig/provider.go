@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
@@ -49,12 +48,11 @@ type Provider struct {
 	clusters clusters.Clusters[cluster.Cluster]
 
 	// Set by SetupWithManager, before the manager starts the provider.
-	setup    sync.Once
-	scheme   *runtime.Scheme
-	secrets  cache.Cache
-	recorder recorder.EventRecorder
-	log      logr.Logger
-	engager  *clusters.Engager
+	setup   sync.Once
+	scheme  *runtime.Scheme
+	secrets cache.Cache
+	log     logr.Logger
+	engager *clusters.Engager
 }
 
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
@@ -119,12 +117,11 @@ func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) er
 
 	p.scheme = local.GetScheme()
 	p.secrets = secrets
-	p.recorder = local.GetEventRecorder(p.opts.ControllerName)
 	p.log = mgr.GetLogger().WithName(p.opts.ControllerName)
 	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
 		p.log.Error(err, msg, keysAndValues...)
 	}
-	p.engager = p.newEngager()
+	p.engager = p.newEngager(local.GetEventRecorder(p.opts.ControllerName))
 
 	if err := local.Add(secretCache{secrets}); err != nil {
 		return fmt.Errorf("kubeconfig provider: adding the cache of Secrets to the manager: %w", err)

@@ -83,7 +83,7 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		}
 		log.Error(err, "Secret does not describe a usable cluster; the cluster is not engaged",
 			"secret", req.NamespacedName.String(), "key", p.opts.KubeconfigSecretKey, "reason", reason)
-		p.recorder.Eventf(secret, nil, corev1.EventTypeWarning, reason, actionReadKubeconfig, "%s", err.Error())
+		p.engager.Eventf(secret, corev1.EventTypeWarning, reason, actionReadKubeconfig, "%s", err.Error())
 		p.remove(ctx, log, name, "the Secret does not describe a usable cluster")
 		return ctrl.Result{}, nil
 	}

@@ -128,6 +128,22 @@ func (a *prefixedAware) untrack(name multicluster.ClusterName, e *engagement) {
 	}
 }
 
+// names appends to names the prefixed names of the clusters engaged through the Aware whose context has not
+// ended.
+func (a *prefixedAware) names(names []multicluster.ClusterName) []multicluster.ClusterName {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for name, list := range a.live {
+		for _, e := range list {
+			if e.ctx.Err() == nil {
+				names = append(names, multicluster.ClusterName(a.prefix+name.String()))
+				break
+			}
+		}
+	}
+	return names
+}
+
 // stop ends the inner provider's context and, before returning, the context of every cluster engaged through it.
 func (a *prefixedAware) stop() {
 	a.cancel()

@@ -19,6 +19,7 @@ import (
 var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // DefaultSeparator is the default of Options.Separator.
@@ -89,8 +90,8 @@ type innerProvider struct {
 	indexMu sync.Mutex
 	indexed int
 
-	// Set by startInner, under Provider.opMu. done is closed once the provider's Start has returned (at once for a
-	// provider that is not a multicluster.ProviderRunnable).
+	// Set by startInner, under Provider.opMu and Provider.mu. done is closed once the provider's Start has returned
+	// (at once for a provider that is not a multicluster.ProviderRunnable).
 	aware *prefixedAware
 	done  chan struct{}
 }
@@ -165,7 +166,10 @@ func (p *Provider) startInner(in *innerProvider) {
 	}
 	ctx, cancel := context.WithCancel(runCtx)
 	log := p.log.WithValues("provider", in.name)
-	in.aware = newPrefixedAware(ctx, cancel, in.name, in.name+p.opts.Separator, aware, log)
+	prefixed := newPrefixedAware(ctx, cancel, in.name, in.name+p.opts.Separator, aware, log)
+	p.mu.Lock()
+	in.aware = prefixed
+	p.mu.Unlock()
 	in.done = make(chan struct{})
 
 	runnable, ok := in.provider.(multicluster.ProviderRunnable)
@@ -196,6 +200,25 @@ func (p *Provider) ProviderNames() []string {
 	names := make([]string, 0, len(p.providers))
 	for name := range p.providers {
 		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ClusterNames returns, sorted, the names (providerName<Separator>clusterName) of the clusters the inner providers
+// have engaged through the composed provider and not yet disengaged.
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
+	p.mu.RLock()
+	awares := make([]*prefixedAware, 0, len(p.providers))
+	for _, in := range p.providers {
+		if in.aware != nil {
+			awares = append(awares, in.aware)
+		}
+	}
+	p.mu.RUnlock()
+	var names []multicluster.ClusterName
+	for _, a := range awares {
+		names = a.names(names)
 	}
 	slices.Sort(names)
 	return names

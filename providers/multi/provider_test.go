@@ -355,6 +355,9 @@ func TestRemoveProviderDisengagesAllItsClusters(t *testing.T) {
 	if got, want := aware.live(), []string{"a#x", "a#y", "b#x"}; !slices.Equal(got, want) {
 		t.Fatalf("live clusters %v, want %v", got, want)
 	}
+	if got, want := p.ClusterNames(), []multicluster.ClusterName{"a#x", "a#y", "b#x"}; !slices.Equal(got, want) {
+		t.Errorf("ClusterNames() = %v, want %v", got, want)
+	}
 
 	p.RemoveProvider("a")
 	select {
@@ -364,6 +367,9 @@ func TestRemoveProviderDisengagesAllItsClusters(t *testing.T) {
 	}
 	if got, want := aware.live(), []string{"b#x"}; !slices.Equal(got, want) {
 		t.Errorf("after RemoveProvider: live clusters %v, want %v", got, want)
+	}
+	if got, want := p.ClusterNames(), []multicluster.ClusterName{"b#x"}; !slices.Equal(got, want) {
+		t.Errorf("after RemoveProvider: ClusterNames() = %v, want %v", got, want)
 	}
 
 	stop()

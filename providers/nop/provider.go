@@ -14,6 +14,7 @@ var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
 	_ multicluster.HostOnly         = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // Provider is a provider without clusters.
@@ -37,6 +38,11 @@ func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) 
 
 // IndexField does nothing: there are no clusters to index.
 func (p *Provider) IndexField(context.Context, client.Object, string, client.IndexerFunc) error {
+	return nil
+}
+
+// ClusterNames returns no name: the provider has no clusters.
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
 	return nil
 }
 

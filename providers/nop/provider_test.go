@@ -36,6 +36,12 @@ func TestIndexField(t *testing.T) {
 	}
 }
 
+func TestClusterNames(t *testing.T) {
+	if names := nop.New().ClusterNames(); len(names) != 0 {
+		t.Errorf("ClusterNames() = %v, want none", names)
+	}
+}
+
 func TestHostOnly(t *testing.T) {
 	if !nop.New().HostOnly() {
 		t.Error("HostOnly() = false")

@@ -14,6 +14,7 @@ import (
 var (
 	_ multicluster.Provider         = &Provider{}
 	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // Provider provides one cluster under a fixed name.
@@ -47,6 +48,12 @@ func (p *Provider) Get(_ context.Context, clusterName multicluster.ClusterName) 
 		return nil, fmt.Errorf("cluster %q: %w", clusterName, multicluster.ErrClusterNotFound)
 	}
 	return p.cluster, nil
+}
+
+// ClusterNames returns the provider's name from when Start begins engaging the cluster until the cluster stops,
+// and nothing otherwise.
+func (p *Provider) ClusterNames() []multicluster.ClusterName {
+	return p.set.ClusterNames()
 }
 
 // IndexField registers the field index on the cluster.

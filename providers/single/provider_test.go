@@ -3,6 +3,7 @@ package single_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,9 @@ func TestStart(t *testing.T) {
 	p := single.New("workload", cl)
 	a := aware{engaged: make(chan engagement, 1)}
 
+	if names := p.ClusterNames(); len(names) != 0 {
+		t.Errorf("ClusterNames() before Start = %v", names)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- p.Start(ctx, a) }()
@@ -119,6 +123,9 @@ func TestStart(t *testing.T) {
 	if e.ctx.Err() != nil {
 		t.Error("the engagement context ended while the provider runs")
 	}
+	if names := p.ClusterNames(); !slices.Equal(names, []multicluster.ClusterName{"workload"}) {
+		t.Errorf("ClusterNames() while engaged = %v, want [workload]", names)
+	}
 
 	cancel()
 	select {
@@ -131,6 +138,11 @@ func TestStart(t *testing.T) {
 	}
 	if e.ctx.Err() == nil {
 		t.Error("the engagement context outlived the provider")
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
+		return len(p.ClusterNames()) == 0, nil
+	}); err != nil {
+		t.Errorf("ClusterNames() after Start returned = %v", p.ClusterNames())
 	}
 }
 
