@@ -66,6 +66,7 @@ func IsHostOnly(provider Provider) bool {
 // repository implements it.
 type ClusterLister interface {
 	// ClusterNames returns the names of the clusters the provider has engaged and not yet disengaged, sorted. A
-	// cluster is listed from before it is engaged (it is gettable then) until its context ends.
+	// cluster is listed at the latest from the moment it is handed to Aware.Engage, so that a component reacting to
+	// the engagement finds it listed, until its context ends.
 	ClusterNames() []ClusterName
 }

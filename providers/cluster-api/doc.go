@@ -25,10 +25,14 @@ metadata. A new kubeconfig in that Secret (rotated credentials, moved endpoint) 
 is engaged before the old one stops. An object that is deleted, gets a deletion timestamp or is no longer ready is
 disengaged.
 
-Engaging runs in the background, one goroutine per object, so a cluster whose API server is slow or unreachable
-never holds up the others. A missing Secret, a malformed kubeconfig or a cluster that does not sync is logged with
-the cluster's name, recorded as a Warning Event on the object (events.k8s.io, reporting controller
-Options.ControllerName), and retried with backoff; credentials never appear in logs, events or errors.
+The provider is built on clusters.Engager: its controller tells the engager what each object's cluster should be,
+and the engager builds (Options.NewCluster), starts, syncs, engages, replaces and stops the clusters in the
+background, so a cluster whose API server is slow or unreachable never holds up the others. A missing Secret or a
+malformed kubeconfig is logged with the cluster's name, recorded as a Warning Event on the object (reason
+KubeconfigUnavailable; events.k8s.io, reporting controller Options.ControllerName) and retried by the controller; a
+cluster that does not sync or engage gets a Warning Event (clusters.ReasonEngageFailed) and is retried on the
+engager's backoff (clusters.DefaultRetryDelay, doubling, at most clusters.DefaultMaxRetryDelay); an engaged cluster
+gets a Normal Event (clusters.ReasonEngaged). Credentials never appear in logs, events or errors.
 
 RBAC on the host cluster (see config/rbac/role.yaml):
 
@@ -42,8 +46,9 @@ a kubeconfig of narrower rights through Options.GetSecret where that matters.
 Main entry points:
 
   - New and Options: build the provider; the defaults of every option are in Options.
-  - Provider.SetupWithManager: register the provider's controller on the host manager.
+  - Provider.SetupWithManager: register the provider's controller on the host manager, before it starts.
   - Provider.Start: started by the multi-cluster manager; engages clusters until its context ends.
+  - Provider.ClusterNames (and ListClusters): the engaged clusters.
   - DefaultIsReady, DefaultGetSecret, DefaultNewCluster: the defaults, for options that build on them.
 */
 package capi

@@ -85,8 +85,8 @@ type Options struct {
 	ControllerName string
 }
 
-// withDefaults returns the options with every default applied.
-func (o Options) withDefaults() Options {
+// complete returns the options with every default applied.
+func (o Options) complete() Options {
 	if o.ObjectToWatch == nil {
 		o.ObjectToWatch = &clusterv1.Cluster{}
 	} else {

@@ -47,7 +47,7 @@ type Provider struct {
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager registers its controller, and engages nothing until the multi-cluster manager starts it.
 func New(opts Options) *Provider {
-	p := &Provider{opts: opts.withDefaults(), clusters: clusters.New[cluster.Cluster]()}
+	p := &Provider{opts: opts.complete(), clusters: clusters.New[cluster.Cluster]()}
 	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
 	return p
 }

@@ -31,14 +31,18 @@ name of AccessProvider) are deprecated but work as before.
 Cluster names are stable: by default "<namespace>/<name>" of the profile (ProfileName). ClusterIDName names a
 cluster by its KEP-2149 cluster ID, the property cluster.clusterset.k8s.io (or the older id.k8s.io) in the
 profile's status.properties, falling back to "<namespace>/<name>" while the profile has none; set it as
-Options.ClusterName. If a profile's name changes (its ID appears), the old name is disengaged and the new one
-engaged.
+Options.ClusterName. If a profile's name changes (its ID appears), the cluster is engaged under the new name, and
+then the old name is disengaged.
 
-Engaging runs in the background, one goroutine per profile, so a slow or unreachable cluster never holds up the
-others. Failures (no matching access provider, a plugin that fails, an unreachable API server, a missing Secret)
-are logged with the profile's cluster name, recorded as Warning events on the profile through the events API
-(events.k8s.io/v1, reporting controller Options.ControllerName), and retried with backoff; credentials never appear
-in logs, events or errors.
+The provider is built on clusters.Engager: its controller tells the engager what each profile's cluster should be,
+and the engager checks the config against the cluster, builds (Options.NewCluster), starts, syncs, engages,
+replaces and stops the clusters in the background, so a slow or unreachable cluster never holds up the others.
+Failures are logged with the profile's cluster name and recorded as Warning events on the profile through the
+events API (events.k8s.io/v1, reporting controller Options.ControllerName): a rest.Config that cannot be had (no
+matching access provider, a malformed entry, a missing Secret; reason KubeconfigUnavailable) is retried by the
+controller, and a cluster that cannot be reached (a plugin that fails, an unreachable API server) or does not sync
+(reason clusters.ReasonEngageFailed) on the engager's backoff (clusters.DefaultRetryDelay, doubling, at most
+clusters.DefaultMaxRetryDelay). Credentials never appear in logs, events or errors.
 
 RBAC on the hub: multicluster.x-k8s.io clusterprofiles get, list, watch; events.k8s.io events create, patch; core
 secrets get, list, watch (Secret strategy only). config/rbac/role.yaml is that ClusterRole, and a test runs the
@@ -47,7 +51,9 @@ provider itself only asks each member for its version before engaging it.
 
 Main entry points:
 
-  - New and Options: build the provider; Provider.SetupWithManager registers it with a multi-cluster manager.
+  - New and Options: build the provider; Provider.SetupWithManager registers its controller with the host manager
+    before it starts, and the multi-cluster manager starts it (Provider.Start); Provider.ClusterNames lists the
+    engaged clusters.
   - IsReady, ProfileName, ClusterIDName: the defaults and the alternative naming.
   - Packages access (KEP-5339 access-provider files), kubeconfigstrategy, apis/v1alpha1 (ClusterProfile) and
     apis/about/v1alpha1 (ClusterProperty); package credentials is the deprecated name of package access.

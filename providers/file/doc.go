@@ -36,9 +36,10 @@ ancestor of a directory that does not exist yet). Events are coalesced over a sh
 event of a burst), then the sources are read again and the differences applied: new contexts are engaged, changed
 ones (endpoint, credentials or any other connection setting of the resulting rest.Config) replaced with
 clusters.Clusters.AddOrReplace, which engages the new cluster before stopping the old, and vanished ones
-disengaged. Each cluster name is handled by one goroutine at a time, in parallel with every other name; a cluster
-that fails to sync or engage is retried with backoff and delays no other. RunOnce does a single read and apply,
-without watching.
+disengaged. The clusters are engaged by a clusters.Engager, which handles each cluster name with one goroutine at a
+time, in parallel with every other name, and only while it has work; a cluster that fails to build, sync or engage
+is retried on its backoff (clusters.DefaultRetryDelay, doubling, at most clusters.DefaultMaxRetryDelay) and delays
+no other. RunOnce does a single read and apply, without watching and without retrying.
 
 A file that cannot be read or parsed, or a context that cannot be loaded, is reported once with its path (to the
 embedded Clusters' ErrorHandler if set, else logged) and keeps the clusters of its last good version: a file caught

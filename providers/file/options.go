@@ -46,7 +46,8 @@ type Options struct {
 	// Separator separates the file path from the context name in cluster names. Defaults to DefaultSeparator ("+").
 	Separator string
 
-	// ClusterOptions are applied to every cluster the provider builds, with cluster.New(config, ClusterOptions...).
+	// ClusterOptions are applied to every cluster the provider builds, with clusters.NewCluster(name, config,
+	// ClusterOptions...): the library's defaults fill what they leave unset.
 	ClusterOptions []cluster.Option
 }
 

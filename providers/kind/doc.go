@@ -10,8 +10,10 @@ plane node, with the API server address as seen from the host. A new kind cluste
 disengaged, and a cluster whose kubeconfig changes (deleted and created again under the same name) is replaced.
 Only clusters whose name starts with Options.Prefix are considered.
 
-A kind cluster that cannot be listed, read or reached is reported with its name and retried at the next poll; it
-never delays the other clusters, each of which is engaged on its own goroutine.
+A kind cluster that cannot be listed or read is reported with its name and tried again at the next poll. The
+clusters are engaged by a clusters.Engager: one that fails to start, sync or engage is reported with its name and
+retried on the engager's backoff (clusters.DefaultRetryDelay, doubling, at most clusters.DefaultMaxRetryDelay), and
+never delays the other clusters.
 
 Run the provider either through the manager (mcmanager.New starts a provider that is a
 multicluster.ProviderRunnable with the manager) or with Run, or both, as in:

@@ -24,11 +24,12 @@ with a service account in the member that has exactly the RBAC rules you give it
 # Life of a cluster
 
   - Secret created (or labelled): the kubeconfig is turned into a rest.Config (clientcmd.RESTConfigFromKubeConfig),
-    every Options.RESTOptions function adjusts it, and cluster.New builds the cluster with the host manager's
-    scheme and Options.ClusterOptions. The provider registers the recorded field indexes, starts the cluster,
-    waits for its cache to sync (the informers the indexes need; at most Options.WaitCacheTimeout) and engages it
-    with the manager, whose controllers then start their watches. Get finds the cluster from the start;
-    ListClusters lists it once it is engaged; a Normal Event (ReasonEngaged) on the Secret records it.
+    every Options.RESTOptions function adjusts it, and clusters.NewCluster builds the cluster with the host
+    manager's scheme and Options.ClusterOptions. The provider registers the recorded field indexes, starts the
+    cluster, waits for its cache to sync (the informers the indexes need; at most Options.WaitCacheTimeout) and
+    engages it with the manager, whose controllers then start their watches. Get finds the cluster from the start;
+    ClusterNames (and ListClusters) lists it from when it is handed to the manager; a Normal Event (ReasonEngaged)
+    on the Secret records it.
   - Kubeconfig changed: a new cluster is built and engaged in place of the old one, which is stopped only once the
     new one is engaged. A change that leaves the rest.Config equal (formatting, comments) keeps the cluster.
   - Secret deleted, or label removed: the cluster is disengaged and stopped at once, even if it was still starting.
@@ -37,15 +38,19 @@ with a service account in the member that has exactly the RBAC rules you give it
     earlier version of the Secret is disengaged; the Secret is not retried until it changes. Other clusters are
     not affected.
   - Cache not synced in time, or engaging failed: a Warning Event (ReasonEngageFailed) and an error log; the
-    provider retries with exponential backoff (1s doubling up to 2m) until it succeeds or the Secret changes.
+    provider retries on the backoff of clusters.Engager (clusters.DefaultRetryDelay, 1s, doubling up to
+    clusters.DefaultMaxRetryDelay, 2m) until it succeeds or the Secret changes, which is tried at once.
 
 # Engaging in the background
 
-The provider's controller never waits for a cluster: Reconcile reads the Secret from the provider's cache, decides,
-and hands the work to a background worker of that Secret (at most one per Secret, always working towards the
-Secret's latest version), then returns. So a cluster whose API server is slow or unreachable delays no other
-Secret, whatever the number of such clusters, and deleting its Secret aborts the attempt at once. Workers end when
-the manager stops, and the manager's Start returns after they have.
+The provider is built on clusters.Engager. Its controller never waits for a cluster: Reconcile reads the Secret
+from the provider's cache and tells the engager what the Secret's cluster should be, then returns; the engager
+works on it in the background (at most one goroutine per Secret, only while there is work, always towards the
+Secret's latest version). So a cluster whose API server is slow or unreachable delays no other Secret, whatever the
+number of such clusters, and deleting its Secret aborts the attempt at once. The manager starts the provider
+(Start, a multicluster.ProviderRunnable), which engages the clusters of the Secrets reconciled before and after;
+when the manager stops, the provider stops its clusters and its goroutines, and the manager's Start returns after
+it has.
 
 # Memory and RBAC
 

@@ -70,9 +70,9 @@ type Options struct {
 	ControllerName string
 }
 
-// withDefaults returns a copy of o with every default applied. lookupEnv and readFile are os.LookupEnv and
+// completeWith returns a copy of o with every default applied. lookupEnv and readFile are os.LookupEnv and
 // os.ReadFile outside tests.
-func (o Options) withDefaults(lookupEnv func(string) (string, bool), readFile func(string) ([]byte, error)) Options {
+func (o Options) completeWith(lookupEnv func(string) (string, bool), readFile func(string) ([]byte, error)) Options {
 	if o.Namespace == "" {
 		o.Namespace = defaultNamespace(lookupEnv, readFile)
 	}
@@ -102,7 +102,7 @@ func defaultNamespace(lookupEnv func(string) (string, bool), readFile func(strin
 	return DefaultNamespace
 }
 
-// osDefaults applies the defaults with the real environment and file system.
-func (o Options) osDefaults() Options {
-	return o.withDefaults(os.LookupEnv, os.ReadFile)
+// complete applies the defaults with the real environment and file system.
+func (o Options) complete() Options {
+	return o.completeWith(os.LookupEnv, os.ReadFile)
 }

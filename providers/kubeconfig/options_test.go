@@ -43,24 +43,24 @@ func TestDefaultNamespace(t *testing.T) {
 		{"nothing: default", nil, "", DefaultNamespace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := (Options{}).withDefaults(env(tc.env), file(tc.file)).Namespace; got != tc.expected {
+			if got := (Options{}).completeWith(env(tc.env), file(tc.file)).Namespace; got != tc.expected {
 				t.Errorf("got %q, want %q", got, tc.expected)
 			}
 		})
 	}
-	if got := (Options{Namespace: "set"}).withDefaults(env(map[string]string{PodNamespaceEnv: "x"}), file("y")).Namespace; got != "set" {
+	if got := (Options{Namespace: "set"}).completeWith(env(map[string]string{PodNamespaceEnv: "x"}), file("y")).Namespace; got != "set" {
 		t.Errorf("an explicit namespace was replaced by %q", got)
 	}
 }
 
 func TestOptionsDefaults(t *testing.T) {
-	o := Options{}.withDefaults(func(string) (string, bool) { return "", false },
+	o := Options{}.completeWith(func(string) (string, bool) { return "", false },
 		func(string) ([]byte, error) { return nil, fs.ErrNotExist })
 	if o.KubeconfigSecretLabel != DefaultKubeconfigSecretLabel || o.KubeconfigSecretKey != DefaultKubeconfigSecretKey ||
 		o.WaitCacheTimeout != clusters.DefaultWaitCacheTimeout || o.Namespace != DefaultNamespace {
 		t.Errorf("defaults not applied: %+v", o)
 	}
-	o = Options{KubeconfigSecretLabel: "l", KubeconfigSecretKey: "k", WaitCacheTimeout: time.Second, Namespace: "n"}.osDefaults()
+	o = Options{KubeconfigSecretLabel: "l", KubeconfigSecretKey: "k", WaitCacheTimeout: time.Second, Namespace: "n"}.complete()
 	if o.KubeconfigSecretLabel != "l" || o.KubeconfigSecretKey != "k" || o.WaitCacheTimeout != time.Second || o.Namespace != "n" {
 		t.Errorf("explicit options replaced: %+v", o)
 	}

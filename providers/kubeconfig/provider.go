@@ -58,7 +58,7 @@ type Provider struct {
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager is called.
 func New(opts Options) *Provider {
-	opts = opts.osDefaults()
+	opts = opts.complete()
 	p := &Provider{
 		opts:     opts,
 		clusters: clusters.New[cluster.Cluster](),

@@ -51,8 +51,8 @@ type Options struct {
 	LoggerSuffix string
 }
 
-// withDefaults returns a copy of o with the defaults applied.
-func (o Options) withDefaults() Options {
+// complete returns a copy of o with the defaults applied.
+func (o Options) complete() Options {
 	if o.Separator == "" {
 		o.Separator = DefaultSeparator
 	}
@@ -105,7 +105,7 @@ type index struct {
 
 // New returns a composed provider without inner providers.
 func New(opts Options) *Provider {
-	opts = opts.withDefaults()
+	opts = opts.complete()
 	log := logf.Log.WithName(loggerName)
 	if opts.LoggerSuffix != "" {
 		log = log.WithName(opts.LoggerSuffix)

@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
-	"sigs.k8s.io/multicluster-runtime/pkg/informer"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
-	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/providers/namespace"
 )
@@ -76,14 +76,12 @@ func UncompressedResponses() *kubeconfig.Provider {
 	return provider
 }
 
-// BuiltByHand builds a cluster for the clusters provider with the options the library's providers apply, and a
-// transform of its own.
-func BuiltByHand(cfg *rest.Config) (cluster.Cluster, error) {
+// BuiltByHand builds a cluster for the clusters provider as the library's providers build theirs, with a transform
+// of its own.
+func BuiltByHand(name multicluster.ClusterName, cfg *rest.Config) (cluster.Cluster, error) {
 	// snippet:start built-by-hand
-	return cluster.New(cfg,
+	return clusters.NewCluster(name, cfg,
 		func(o *cluster.Options) { o.Cache.DefaultTransform = cache.TransformStripManagedFields() },
-		informer.ClusterOption(),
-		restmapper.ClusterOption(),
 	)
 	// snippet:end built-by-hand
 }
