@@ -9,9 +9,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
@@ -54,6 +56,13 @@ var (
 type Engager struct {
 	opts EngagerOptions
 	set  *Clusters[cluster.Cluster]
+
+	// reportMu guards recorder and log, which start as EngagerOptions.EventRecorder and Logger and are replaced by
+	// SetupWithManager, and setUp, set by SetupWithManager.
+	reportMu sync.RWMutex
+	recorder events.EventRecorder
+	log      logr.Logger
+	setUp    bool
 
 	// mu guards slots and run, and every field of every slot. It is never held while a cluster is built, started,
 	// synced or engaged, nor while outcomes are reported.
@@ -124,7 +133,44 @@ func (s *slot) current() bool {
 // nothing until Start or RunOnce.
 func NewEngager(opts EngagerOptions) *Engager {
 	opts = opts.complete()
-	return &Engager{opts: opts, set: opts.Clusters, slots: map[multicluster.ClusterName]*slot{}}
+	return &Engager{
+		opts: opts, set: opts.Clusters, slots: map[multicluster.ClusterName]*slot{},
+		recorder: opts.EventRecorder, log: opts.Logger,
+	}
+}
+
+// HostManager is what Engager.SetupWithManager uses of the multi-cluster manager a provider is set up with
+// (mcmanager.Manager is one): its host manager, for Events, and its logger.
+type HostManager interface {
+	GetLocalManager() manager.Manager
+	GetLogger() logr.Logger
+}
+
+// SetupWithManager prepares the engager of a provider that is set up with a manager (see the provider convention in
+// pkg/multicluster) to report as the provider's controller does: it records Events with the host manager's
+// recorder for controllerName and logs with the manager's logger named controllerName, instead of
+// EngagerOptions.EventRecorder and Logger. Call it from the provider's SetupWithManager, before Start. It returns an
+// error for a nil manager, and when called a second time.
+func (e *Engager) SetupWithManager(mgr HostManager, controllerName string) error {
+	if mgr == nil {
+		return errors.New("the manager is nil")
+	}
+	e.reportMu.Lock()
+	defer e.reportMu.Unlock()
+	if e.setUp {
+		return errors.New("SetupWithManager was already called")
+	}
+	e.setUp = true
+	e.recorder = mgr.GetLocalManager().GetEventRecorder(controllerName)
+	e.log = mgr.GetLogger().WithName(controllerName)
+	return nil
+}
+
+// reporters returns the recorder and the logger set, if any.
+func (e *Engager) reporters() (events.EventRecorder, logr.Logger) {
+	e.reportMu.RLock()
+	defer e.reportMu.RUnlock()
+	return e.recorder, e.log
 }
 
 // Want says that the cluster named name should be the one target describes. If it is already (the engaged
@@ -249,8 +295,8 @@ func (e *Engager) ClusterNames() []multicluster.ClusterName {
 
 // logger is the logger of a run started with ctx.
 func (e *Engager) logger(ctx context.Context) logr.Logger {
-	if e.opts.Logger.GetSink() != nil {
-		return e.opts.Logger
+	if _, log := e.reporters(); log.GetSink() != nil {
+		return log
 	}
 	return logf.FromContext(ctx)
 }

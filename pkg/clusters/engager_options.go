@@ -50,6 +50,10 @@ type EngagerOptions struct {
 	// engager's Get, IndexField and Clusters are that set's. Default: a set of the engager's own.
 	Clusters *Clusters[cluster.Cluster]
 
+	// WaitCacheTimeout, if set, bounds each new cluster's cache sync: it becomes the WaitCacheTimeout of Clusters.
+	// Default: that of Clusters (DefaultWaitCacheTimeout unless set there).
+	WaitCacheTimeout time.Duration
+
 	// ClusterOptions are applied to every cluster the engager builds, before the options of each Target, which
 	// win. Default: none.
 	ClusterOptions []cluster.Option
@@ -69,14 +73,14 @@ type EngagerOptions struct {
 	// (two minutes), or RetryDelay if that is longer.
 	MaxRetryDelay time.Duration
 
-	// EventRecorder, if set, records an Event on the object a cluster came from (Target.Object) when the cluster
+	// EventRecorder, if set (or set by SetupWithManager), records an Event on the object a cluster came from (Target.Object) when the cluster
 	// is engaged or replaced (Normal, ReasonEngaged) and when an attempt fails (Warning, ReasonEngageFailed). The
 	// recorder of a host manager (GetEventRecorder) is one. Default: none, no Events.
 	EventRecorder events.EventRecorder
 
 	// Logger logs what the engager does, with the key "cluster": clusters engaged, replaced and disengaged, and
-	// failures (unless Clusters has an ErrorHandler). Default: the logger of the context Start or RunOnce is
-	// called with (log.FromContext).
+	// failures (unless Clusters has an ErrorHandler). Default: the logger SetupWithManager sets, else the logger of
+	// the context Start or RunOnce is called with (log.FromContext).
 	Logger logr.Logger
 
 	// OnOutcome, if set, is called with the outcome of every Want and of every attempt, in the goroutine that
@@ -90,6 +94,9 @@ func (o EngagerOptions) complete() EngagerOptions {
 	if o.Clusters == nil {
 		set := New[cluster.Cluster]()
 		o.Clusters = &set
+	}
+	if o.WaitCacheTimeout > 0 {
+		o.Clusters.WaitCacheTimeout = o.WaitCacheTimeout
 	}
 	if o.NewCluster == nil {
 		o.NewCluster = func(_ context.Context, name multicluster.ClusterName, t Target, opts ...cluster.Option) (cluster.Cluster, error) {

@@ -22,7 +22,7 @@ const minRedacted = 8
 
 // reportOne logs an outcome, records its Event and hands it to OnOutcome. r is the run it happened in, or nil.
 func (e *Engager) reportOne(r *engageRun, o Outcome) {
-	log := e.opts.Logger
+	_, log := e.reporters()
 	switch {
 	case log.GetSink() != nil:
 	case r != nil:
@@ -80,14 +80,15 @@ func (e *Engager) event(t Target, eventType, reason, format string, args ...any)
 	}
 }
 
-// Eventf records an Event (events.k8s.io/v1) on regarding with EngagerOptions.EventRecorder, if set, its note cut at
+// Eventf records an Event (events.k8s.io/v1) on regarding with the engager's recorder, if it has one, its note cut at
 // a rune boundary to what the API server accepts (1024 bytes). Providers record their own Events about their
 // source (a Secret without a kubeconfig, say) with it, beside those the engager records.
 func (e *Engager) Eventf(regarding runtime.Object, eventType, reason, action, format string, args ...any) {
-	if e.opts.EventRecorder == nil {
+	recorder, _ := e.reporters()
+	if recorder == nil {
 		return
 	}
-	e.opts.EventRecorder.Eventf(regarding, nil, eventType, reason, action, "%s", eventNote(fmt.Sprintf(format, args...)))
+	recorder.Eventf(regarding, nil, eventType, reason, action, "%s", eventNote(fmt.Sprintf(format, args...)))
 }
 
 // from is " from <Source>", or nothing for a target without a Source.

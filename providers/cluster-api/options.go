@@ -1,6 +1,7 @@
 package capi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -101,12 +102,8 @@ func (o Options) complete() Options {
 	if o.IsReady == nil {
 		o.IsReady = DefaultIsReady
 	}
-	if o.WaitCacheTimeout <= 0 {
-		o.WaitCacheTimeout = DefaultWaitCacheTimeout
-	}
-	if o.ControllerName == "" {
-		o.ControllerName = ControllerName
-	}
+	o.WaitCacheTimeout = cmp.Or(max(o.WaitCacheTimeout, 0), DefaultWaitCacheTimeout)
+	o.ControllerName = cmp.Or(o.ControllerName, ControllerName)
 	o.ClusterOptions = append([]cluster.Option(nil), o.ClusterOptions...)
 	o.Predicates = append([]predicate.Predicate(nil), o.Predicates...)
 	return o

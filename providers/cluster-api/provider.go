@@ -2,9 +2,7 @@ package capi
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -13,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -22,33 +19,34 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // Provider is a multicluster.Provider whose clusters are Cluster API workload clusters: one per watched object
 // (Options.ObjectToWatch) in the host cluster, named "<namespace>/<name>" of the object. Build it with New, pass it
 // to the multi-cluster manager (which starts it), and call SetupWithManager. All methods are safe for concurrent
 // use.
 type Provider struct {
-	opts     Options
-	clusters clusters.Clusters[cluster.Cluster]
+	// EngagedClusters makes the provider a multicluster.Provider, ProviderRunnable and ClusterLister: Start, Get,
+	// IndexField and ClusterNames are its engager's.
+	clusters.EngagedClusters
+	opts Options
+	// engager engages the clusters of the watched objects; the controller tells it what each object's cluster is.
+	engager *clusters.Engager
 
 	// Set by SetupWithManager, before the manager starts the provider.
-	setup   sync.Once
-	client  client.Client // the host's cached client, for watched objects
-	direct  client.Client // a client of the host that reads from the API server, for GetSecret
-	kind    string        // the kind of the watched objects, for logs and Events
-	engager *clusters.Engager
+	client client.Client // the host's cached client, for watched objects
+	direct client.Client // a client of the host that reads from the API server, for GetSecret
+	kind   string        // the kind of the watched objects, for logs and Events
 }
 
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager registers its controller, and engages nothing until the multi-cluster manager starts it.
 func New(opts Options) *Provider {
-	p := &Provider{opts: opts.complete(), clusters: clusters.New[cluster.Cluster]()}
-	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
+	p := &Provider{opts: opts.complete()}
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{
+		WaitCacheTimeout: p.opts.WaitCacheTimeout,
+		ClusterOptions:   p.opts.ClusterOptions,
+		NewCluster:       p.newCluster,
+	})
+	p.EngagedClusters = p.engager.Engaged()
 	return p
 }
 
@@ -63,15 +61,9 @@ func New(opts Options) *Provider {
 //
 // It returns an error if mgr is nil, if it is called twice, or if the controller cannot be built.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
-	if mgr == nil {
-		return errors.New("cluster-api provider: the manager is nil")
+	if err := p.engager.SetupWithManager(mgr, p.opts.ControllerName); err != nil {
+		return fmt.Errorf("cluster-api provider: %w", err)
 	}
-	err := errors.New("cluster-api provider: SetupWithManager was already called")
-	p.setup.Do(func() { err = p.setupWithManager(mgr) })
-	return err
-}
-
-func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	if _, ok := p.opts.ObjectToWatch.(*clusterv1.Cluster); ok {
 		if err := clusterv1.AddToScheme(local.GetScheme()); err != nil {
@@ -93,13 +85,6 @@ func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 	p.client = local.GetClient()
 	p.direct = direct
 	p.kind = gvk.Kind
-	p.engager = clusters.NewEngager(clusters.EngagerOptions{
-		Clusters:       &p.clusters,
-		ClusterOptions: p.opts.ClusterOptions,
-		NewCluster:     p.newCluster,
-		EventRecorder:  local.GetEventRecorder(p.opts.ControllerName),
-		Logger:         mgr.GetLogger().WithName(p.opts.ControllerName),
-	})
 
 	err = ctrl.NewControllerManagedBy(local).
 		Named(p.opts.ControllerName).
@@ -127,41 +112,6 @@ func cutSuffix(s, suffix string) (string, bool) {
 		return s, false
 	}
 	return s[:len(s)-len(suffix)], true
-}
-
-// Start engages the clusters of the watched objects with aware until ctx ends; then it stops them and returns nil.
-// The multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable). Objects reconciled before
-// Start are engaged once it runs. It returns an error if SetupWithManager has not been called, or if the provider
-// is already started.
-func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
-	if p.engager == nil {
-		return errors.New("cluster-api provider: SetupWithManager must be called before the provider starts")
-	}
-	if err := p.engager.Start(ctx, aware); err != nil {
-		return fmt.Errorf("cluster-api provider: %w", err)
-	}
-	return nil
-}
-
-// Get returns the cluster of the watched object "<namespace>/<name>", from the moment the provider starts engaging
-// it (so that no event of a new cluster meets "not found") until it is disengaged. It returns an error matching
-// multicluster.ErrClusterNotFound for any other name.
-func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.clusters.Get(ctx, clusterName)
-}
-
-// IndexField registers a field index on every cluster, current and future. Errors name the clusters.
-func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.clusters.IndexField(ctx, obj, field, extractValue)
-}
-
-// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
-// synced and it is being engaged until it is disengaged.
-func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	if p.engager == nil {
-		return nil
-	}
-	return p.engager.ClusterNames()
 }
 
 // ListClusters is ClusterNames, under the name the provider's API has always had for it.

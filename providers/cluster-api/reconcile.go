@@ -36,9 +36,6 @@ const (
 func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	name := multicluster.ClusterName(req.NamespacedName.String())
 	log := logf.FromContext(ctx).WithValues("cluster", name)
-	if p.engager == nil {
-		return reconcile.Result{}, errors.New("cluster-api provider: SetupWithManager has not been called")
-	}
 
 	obj := p.opts.ObjectToWatch.DeepCopyObject().(client.Object)
 	if err := p.client.Get(ctx, req.NamespacedName, obj); err != nil {

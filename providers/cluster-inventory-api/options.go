@@ -1,6 +1,7 @@
 package clusterinventoryapi
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -57,23 +58,22 @@ type Options struct {
 
 func (o Options) complete() Options {
 	if o.NewCluster == nil {
-		o.NewCluster = func(_ context.Context, _ *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
-			return cluster.New(cfg, opts...)
-		}
+		o.NewCluster = defaultNewCluster
 	}
+	o.ProbeTimeout = cmp.Or(max(o.ProbeTimeout, 0), DefaultProbeTimeout)
 	if o.IsReady == nil {
 		o.IsReady = IsReady
 	}
+	o.ControllerName = cmp.Or(o.ControllerName, DefaultControllerName)
 	if o.ClusterName == nil {
 		o.ClusterName = ProfileName
 	}
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = DefaultProbeTimeout
-	}
-	if o.ControllerName == "" {
-		o.ControllerName = DefaultControllerName
-	}
 	return o
+}
+
+// defaultNewCluster is the default of Options.NewCluster: cluster.New(cfg, opts...).
+func defaultNewCluster(_ context.Context, _ *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
+	return cluster.New(cfg, opts...)
 }
 
 // IsReady reports whether a profile's cluster can be engaged: it is not being deleted and its conditions

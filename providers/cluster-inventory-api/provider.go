@@ -2,13 +2,11 @@ package clusterinventoryapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -17,23 +15,19 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // Provider is a multicluster.Provider whose clusters are the ClusterProfiles of a hub. Create it with New, pass it
 // to the manager (which starts it) and register it with SetupWithManager.
 type Provider struct {
+	// EngagedClusters makes the provider a multicluster.Provider, ProviderRunnable and ClusterLister: Start, Get,
+	// IndexField and ClusterNames are its engager's.
+	clusters.EngagedClusters
 	opts     Options
 	strategy kubeconfigstrategy.Interface
-	clusters clusters.Clusters[cluster.Cluster]
+	// engager engages the clusters of the profiles; the controller tells it what each profile's cluster is.
+	engager *clusters.Engager
 
 	// Set by SetupWithManager, before the manager starts the provider.
-	setup   sync.Once
-	client  client.Client
-	engager *clusters.Engager
+	client client.Client
 
 	// mu guards names and renamed.
 	mu sync.Mutex
@@ -54,11 +48,16 @@ func New(opts Options) (*Provider, error) {
 	p := &Provider{
 		opts:     opts.complete(),
 		strategy: strategy,
-		clusters: clusters.New[cluster.Cluster](),
 		names:    map[string]multicluster.ClusterName{},
 		renamed:  map[multicluster.ClusterName]multicluster.ClusterName{},
 	}
-	p.clusters.WaitCacheTimeout = opts.WaitCacheTimeout
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{
+		WaitCacheTimeout: p.opts.WaitCacheTimeout,
+		ClusterOptions:   p.opts.ClusterOptions,
+		NewCluster:       p.newCluster,
+		OnOutcome:        p.onOutcome,
+	})
+	p.EngagedClusters = p.engager.Engaged()
 	return p, nil
 }
 
@@ -66,28 +65,14 @@ func New(opts Options) (*Provider, error) {
 // host (hub) manager of mgr. The hub manager's scheme gets the ClusterProfile types added. It engages nothing: the
 // manager starts the provider (Start), which engages the clusters. It must be called once, before mgr starts.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
-	if mgr == nil {
-		return errors.New("cluster-inventory-api provider: the manager is nil")
+	if err := p.engager.SetupWithManager(mgr, p.opts.ControllerName); err != nil {
+		return fmt.Errorf("cluster-inventory-api provider: %w", err)
 	}
-	err := errors.New("cluster-inventory-api provider: already set up with a manager")
-	p.setup.Do(func() { err = p.setupWithManager(mgr) })
-	return err
-}
-
-func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 	host := mgr.GetLocalManager()
 	if err := clusterinventoryv1alpha1.AddToScheme(host.GetScheme()); err != nil {
 		return fmt.Errorf("cluster-inventory-api provider: adding the ClusterProfile types to the scheme: %w", err)
 	}
 	p.client = host.GetClient()
-	p.engager = clusters.NewEngager(clusters.EngagerOptions{
-		Clusters:       &p.clusters,
-		ClusterOptions: p.opts.ClusterOptions,
-		NewCluster:     p.newCluster,
-		EventRecorder:  host.GetEventRecorder(p.opts.ControllerName),
-		Logger:         mgr.GetLogger().WithName(p.opts.ControllerName),
-		OnOutcome:      p.onOutcome,
-	})
 
 	b := ctrl.NewControllerManagedBy(host).
 		Named(p.opts.ControllerName).
@@ -99,38 +84,4 @@ func (p *Provider) setupWithManager(mgr mcmanager.Manager) error {
 		return fmt.Errorf("cluster-inventory-api provider: registering the controller: %w", err)
 	}
 	return nil
-}
-
-// Start engages the clusters of the ready ClusterProfiles with aware until ctx ends; then it stops them and
-// returns nil. The multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable). Profiles
-// reconciled before Start are engaged once it runs. It returns an error if SetupWithManager has not been called, or
-// if the provider is already started.
-func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
-	if p.engager == nil {
-		return errors.New("cluster-inventory-api provider: SetupWithManager must be called before the provider starts")
-	}
-	if err := p.engager.Start(ctx, aware); err != nil {
-		return fmt.Errorf("cluster-inventory-api provider: %w", err)
-	}
-	return nil
-}
-
-// Get returns the named cluster, or an error matching multicluster.ErrClusterNotFound. A cluster is retrievable
-// from before it is engaged until it is disengaged. It never blocks on a cluster.
-func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.clusters.Get(ctx, clusterName)
-}
-
-// IndexField registers a field index on every cluster, current and future.
-func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.clusters.IndexField(ctx, obj, field, extractValue)
-}
-
-// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
-// synced and it is being engaged until it is disengaged.
-func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	if p.engager == nil {
-		return nil
-	}
-	return p.engager.ClusterNames()
 }

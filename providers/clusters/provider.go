@@ -13,12 +13,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // InputChannelSize is the initial capacity of the list of clusters added before the provider starts. Clusters added
 // before Start are never dropped, however many there are.
 var InputChannelSize = 10
@@ -33,6 +27,12 @@ type Provider struct {
 	aware   multicluster.Aware
 	pending []pendingCluster
 }
+
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
 type pendingCluster struct {
 	name    multicluster.ClusterName
@@ -67,11 +67,7 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			add := p.Clusters.Add
-			if pc.replace {
-				add = p.Clusters.AddOrReplace
-			}
-			if err := add(ctx, pc.name, pc.cluster, aware); err != nil {
+			if err := p.addTo(ctx, pc, aware); err != nil {
 				p.reportError(err, pc.name)
 			}
 		}()
@@ -86,19 +82,7 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 // provider's run context, never ctx, which only bounds the call. The provider starts the cluster; do not start
 // it yourself.
 func (p *Provider) Add(ctx context.Context, clusterName multicluster.ClusterName, cl cluster.Cluster) error {
-	p.lock.Lock()
-	if p.runCtx == nil {
-		p.pending = append(p.pending, pendingCluster{name: clusterName, cluster: cl})
-		p.lock.Unlock()
-		return nil
-	}
-	runCtx, aware := p.runCtx, p.aware
-	p.lock.Unlock()
-
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return p.Clusters.Add(runCtx, clusterName, cl, aware)
+	return p.add(ctx, pendingCluster{name: clusterName, cluster: cl})
 }
 
 // AddConfig builds the cluster named clusterName from cfg with clusters.NewCluster, the way every provider of this
@@ -121,10 +105,18 @@ func (p *Provider) AddOrReplaceConfig(ctx context.Context, clusterName multiclus
 	if err != nil {
 		return err
 	}
+	return p.add(ctx, pendingCluster{name: clusterName, cluster: cl, replace: true})
+}
+
+// add keeps pc until the provider starts, or adds it (with Add, or AddOrReplace if pc.replace) to the running
+// provider's clusters.
+func (p *Provider) add(ctx context.Context, pc pendingCluster) error {
 	p.lock.Lock()
 	if p.runCtx == nil {
-		p.pending = slices.DeleteFunc(p.pending, func(pc pendingCluster) bool { return pc.name == clusterName })
-		p.pending = append(p.pending, pendingCluster{name: clusterName, cluster: cl, replace: true})
+		if pc.replace {
+			p.pending = slices.DeleteFunc(p.pending, func(other pendingCluster) bool { return other.name == pc.name })
+		}
+		p.pending = append(p.pending, pc)
 		p.lock.Unlock()
 		return nil
 	}
@@ -134,7 +126,15 @@ func (p *Provider) AddOrReplaceConfig(ctx context.Context, clusterName multiclus
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return p.Clusters.AddOrReplace(runCtx, clusterName, cl, aware)
+	return p.addTo(runCtx, pc, aware)
+}
+
+// addTo adds pc to the clusters with runCtx as the parent of its lifetime, and engages it with aware.
+func (p *Provider) addTo(runCtx context.Context, pc pendingCluster, aware multicluster.Aware) error {
+	if pc.replace {
+		return p.Clusters.AddOrReplace(runCtx, pc.name, pc.cluster, aware)
+	}
+	return p.Clusters.Add(runCtx, pc.name, pc.cluster, aware)
 }
 
 func (p *Provider) reportError(err error, clusterName multicluster.ClusterName) {

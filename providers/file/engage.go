@@ -10,15 +10,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-// newEngager returns the engager of a provider: it keeps its clusters in the provider's embedded Clusters (whose
-// ErrorHandler and WaitCacheTimeout it follows) and builds them with the provider's ClusterOptions.
-func (p *Provider) newEngager() *clusters.Engager {
-	return clusters.NewEngager(clusters.EngagerOptions{
-		Clusters:       &p.Clusters,
-		ClusterOptions: p.settings.clusterOptions,
-	})
-}
-
 // target is the engager's target for a context of a kubeconfig file.
 func (p *Provider) target(path, contextName string, state *fileState) clusters.Target {
 	return clusters.Target{Config: state.contexts[contextName], Source: fmt.Sprintf("context %q of %s", contextName, path)}

@@ -16,11 +16,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-)
-
 // Provider is a multicluster.Provider whose clusters are the contexts of kubeconfig files on disk. Create it with
 // New. Get, IndexField and ClusterNames come from the embedded Clusters, whose ErrorHandler also receives the
 // provider's own reports (unreadable or malformed files, clusters that fail to engage) and whose WaitCacheTimeout
@@ -47,6 +42,11 @@ type Provider struct {
 	reports  map[string]string
 }
 
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+)
+
 // New returns a provider for the kubeconfig files that opts designates. It applies the defaults of Options and
 // returns an error for invalid options, such as a malformed glob. With neither KubeconfigFiles nor KubeconfigDirs
 // set, the provider reads the files listed in $KUBECONFIG (if set), ~/.kube/config, and the files of the working
@@ -63,7 +63,7 @@ func New(opts Options) (*Provider, error) {
 		files:    map[string]*fileState{},
 		reports:  map[string]string{},
 	}
-	p.engager = p.newEngager()
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{Clusters: &p.Clusters, ClusterOptions: s.clusterOptions})
 	return p, nil
 }
 

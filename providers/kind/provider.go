@@ -4,24 +4,20 @@ import (
 	"context"
 	"sync"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
-
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-)
-
 // Provider is a multicluster.Provider whose clusters are the local kind clusters. Create it with New.
 type Provider struct {
-	opts Options
 	// engager engages the kind clusters the lister lists, under their names.
 	engager *clusters.Engager
+	// EngagedClusters makes the provider a multicluster.Provider, ProviderRunnable and ClusterLister: Get,
+	// IndexField and ClusterNames are its engager's (a cluster is listed from when its cache has synced and it is
+	// being engaged until it is disengaged); Start is the provider's own.
+	clusters.EngagedClusters
+	opts Options
 
 	// mu guards running and known.
 	mu sync.Mutex
@@ -40,13 +36,10 @@ func New(opts ...Options) *Provider {
 		o = opts[0]
 	}
 	o = o.complete()
-	set := clusters.New[cluster.Cluster]()
-	set.WaitCacheTimeout = o.WaitCacheTimeout
-	return &Provider{
-		opts:    o,
-		engager: clusters.NewEngager(clusters.EngagerOptions{Clusters: &set, ClusterOptions: o.ClusterOptions}),
-		known:   map[string]bool{},
-	}
+	p := &Provider{opts: o, known: map[string]bool{}}
+	p.engager = clusters.NewEngager(clusters.EngagerOptions{WaitCacheTimeout: o.WaitCacheTimeout, ClusterOptions: o.ClusterOptions})
+	p.EngagedClusters = p.engager.Engaged()
+	return p
 }
 
 // Start discovers kind clusters and engages them with aware until ctx is done; then it stops the clusters it
@@ -76,23 +69,6 @@ func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 // clusters are engaged with the manager, whose controllers run only once elected.
 func (p *Provider) Run(ctx context.Context, mgr mcmanager.Manager) error {
 	return p.Start(ctx, mgr)
-}
-
-// Get returns the cluster named after a kind cluster, or an error matching multicluster.ErrClusterNotFound. A
-// cluster is retrievable from before it is engaged until it is disengaged.
-func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.engager.Get(ctx, clusterName)
-}
-
-// IndexField registers a field index on every cluster, current and future.
-func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.engager.IndexField(ctx, obj, field, extractValue)
-}
-
-// ClusterNames returns the names of the engaged clusters, sorted: a cluster is listed from when its cache has
-// synced and it is being engaged until it is disengaged.
-func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	return p.engager.ClusterNames()
 }
 
 // begin marks discovery as running and returns nil, or, if it already runs, returns a channel closed when it ends.

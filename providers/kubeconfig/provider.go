@@ -2,9 +2,7 @@ package kubeconfig
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -23,12 +20,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-)
-
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
 )
 
 // DefaultControllerName is the default of Options.ControllerName: the name of the controller SetupWithManager
@@ -44,30 +35,26 @@ const ControllerName = DefaultControllerName
 // host cluster. Build it with New, pass it to the manager (which starts it), and call SetupWithManager. All methods
 // are safe for concurrent use.
 type Provider struct {
-	opts     Options
-	clusters clusters.Clusters[cluster.Cluster]
+	// EngagedClusters makes the provider a multicluster.Provider, ProviderRunnable and ClusterLister: Start, Get,
+	// IndexField and ClusterNames are its engager's.
+	clusters.EngagedClusters
+	opts Options
+	// engager engages the clusters of the Secrets; the controller tells it what each Secret describes.
+	engager *clusters.Engager
 
 	// Set by SetupWithManager, before the manager starts the provider.
-	setup   sync.Once
 	scheme  *runtime.Scheme
 	secrets cache.Cache
 	log     logr.Logger
-	engager *clusters.Engager
 }
 
 // New returns a provider configured by opts, with the defaults of Options applied. It watches nothing until
 // SetupWithManager is called.
 func New(opts Options) *Provider {
-	opts = opts.complete()
-	p := &Provider{
-		opts:     opts,
-		clusters: clusters.New[cluster.Cluster](),
-		log:      logf.Log.WithName(opts.ControllerName),
-	}
-	p.clusters.WaitCacheTimeout = p.opts.WaitCacheTimeout
-	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
-		p.log.Error(err, msg, keysAndValues...)
-	}
+	p := &Provider{opts: opts.complete()}
+	p.log = logf.Log.WithName(p.opts.ControllerName)
+	p.engager = p.newEngager()
+	p.EngagedClusters = p.engager.Engaged()
 	return p
 }
 
@@ -82,16 +69,10 @@ func New(opts Options) *Provider {
 // and watch Secrets and to create and patch Events (events.k8s.io) in Options.Namespace.
 //
 // It returns an error if called twice, or if Options.KubeconfigSecretLabel is not a valid label key.
-func (p *Provider) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
-	if mgr == nil {
-		return errors.New("kubeconfig provider: the manager is nil")
+func (p *Provider) SetupWithManager(_ context.Context, mgr mcmanager.Manager) error {
+	if err := p.engager.SetupWithManager(mgr, p.opts.ControllerName); err != nil {
+		return fmt.Errorf("kubeconfig provider: %w", err)
 	}
-	err := errors.New("kubeconfig provider: SetupWithManager was already called")
-	p.setup.Do(func() { err = p.setupWithManager(ctx, mgr) })
-	return err
-}
-
-func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) error {
 	if errs := validation.IsQualifiedName(p.opts.KubeconfigSecretLabel); len(errs) > 0 {
 		return fmt.Errorf("kubeconfig provider: invalid KubeconfigSecretLabel %q: %v", p.opts.KubeconfigSecretLabel, errs)
 	}
@@ -118,10 +99,6 @@ func (p *Provider) setupWithManager(_ context.Context, mgr mcmanager.Manager) er
 	p.scheme = local.GetScheme()
 	p.secrets = secrets
 	p.log = mgr.GetLogger().WithName(p.opts.ControllerName)
-	p.clusters.ErrorHandler = func(err error, msg string, keysAndValues ...any) {
-		p.log.Error(err, msg, keysAndValues...)
-	}
-	p.engager = p.newEngager(local.GetEventRecorder(p.opts.ControllerName))
 
 	if err := local.Add(secretCache{secrets}); err != nil {
 		return fmt.Errorf("kubeconfig provider: adding the cache of Secrets to the manager: %w", err)
@@ -147,44 +124,6 @@ type secretCache struct {
 // NeedLeaderElection reports true: the Secrets are read on the leader only, like the controller that reads them.
 func (secretCache) NeedLeaderElection() bool {
 	return true
-}
-
-// Start engages the clusters of the Secrets with aware until ctx ends; then it stops them and returns nil. The
-// multi-cluster manager calls it (the provider is a multicluster.ProviderRunnable), on the elected leader unless
-// mcmanager.WithProviderLeaderElection says otherwise. The Secrets reconciled before Start are engaged when it
-// starts. It returns an error if SetupWithManager has not been called, or if the provider is already started.
-func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
-	if p.engager == nil {
-		return errors.New("kubeconfig provider: SetupWithManager must be called before the provider starts")
-	}
-	if err := p.engager.Start(ctx, aware); err != nil {
-		return fmt.Errorf("kubeconfig provider: %w", err)
-	}
-	return nil
-}
-
-// Get returns the cluster of the Secret named clusterName, from the moment the provider starts engaging it (so that
-// no event of a new cluster meets "not found") until its Secret is deleted, loses the label or stops holding a
-// valid kubeconfig. It returns an error matching multicluster.ErrClusterNotFound for any other name.
-func (p *Provider) Get(ctx context.Context, clusterName multicluster.ClusterName) (cluster.Cluster, error) {
-	return p.clusters.Get(ctx, clusterName)
-}
-
-// IndexField registers a field index on every cluster, current and future. On a running cluster it waits for that
-// cluster's informer of obj's type to sync, bounded by Options.WaitCacheTimeout. Errors name the clusters.
-func (p *Provider) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	return p.clusters.IndexField(ctx, obj, field, extractValue)
-}
-
-// ClusterNames returns the names of the engaged clusters, sorted. A cluster is listed from the moment it is handed
-// to the manager, before any of its events reach a controller or a cluster-aware runnable's Engage is called, so
-// code that reacts to an engagement finds the cluster listed. Clusters still starting (whose cache has not synced
-// yet) are not listed.
-func (p *Provider) ClusterNames() []multicluster.ClusterName {
-	if p.engager == nil {
-		return nil
-	}
-	return p.engager.ClusterNames()
 }
 
 // ListClusters is ClusterNames, under the name the kubeconfig provider has always had for it.

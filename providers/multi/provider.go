@@ -16,12 +16,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // DefaultSeparator is the default of Options.Separator.
 const DefaultSeparator = "#"
 
@@ -79,6 +73,12 @@ type Provider struct {
 	runCtx    context.Context
 	aware     multicluster.Aware
 }
+
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
 // innerProvider is one provider added under a name.
 type innerProvider struct {

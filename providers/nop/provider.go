@@ -10,13 +10,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.HostOnly         = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // Provider is a provider without clusters.
 type Provider struct{}
 
@@ -24,6 +17,13 @@ type Provider struct{}
 func New() *Provider {
 	return &Provider{}
 }
+
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.HostOnly         = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
 // Start engages nothing and blocks until ctx ends.
 func (p *Provider) Start(ctx context.Context, _ multicluster.Aware) error {

@@ -11,12 +11,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-var (
-	_ multicluster.Provider         = &Provider{}
-	_ multicluster.ProviderRunnable = &Provider{}
-	_ multicluster.ClusterLister    = &Provider{}
-)
-
 // Provider provides one cluster under a fixed name.
 type Provider struct {
 	name    multicluster.ClusterName
@@ -24,6 +18,12 @@ type Provider struct {
 	// set is a pointer so that Provider stays comparable, as the reference implementation's is.
 	set *clusters.Clusters[cluster.Cluster]
 }
+
+var (
+	_ multicluster.Provider         = &Provider{}
+	_ multicluster.ProviderRunnable = &Provider{}
+	_ multicluster.ClusterLister    = &Provider{}
+)
 
 // New returns a provider of cl under name. The provider starts cl when it starts; do not start cl yourself.
 func New(name multicluster.ClusterName, cl cluster.Cluster) *Provider {

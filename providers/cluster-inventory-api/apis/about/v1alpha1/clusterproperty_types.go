@@ -2,18 +2,6 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-const (
-	// ClusterIDPropertyName is the well-known property holding the cluster's ID: unique within its ClusterSet,
-	// immutable while the cluster is a member, an RFC 1123 DNS subdomain.
-	ClusterIDPropertyName = "cluster.clusterset.k8s.io"
-	// LegacyClusterIDPropertyName is the name earlier drafts of KEP-2149 gave to the cluster ID property; read it
-	// where ClusterIDPropertyName is absent.
-	LegacyClusterIDPropertyName = "id.k8s.io"
-	// ClusterSetPropertyName is the well-known property holding the ClusterSet the cluster belongs to, present
-	// exactly while it is a member.
-	ClusterSetPropertyName = "clusterset.k8s.io"
-)
-
 // ClusterProperty is one property of the cluster it lives in; its name is the property's name.
 //
 // +kubebuilder:object:root=true
