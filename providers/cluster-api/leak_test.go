@@ -3,7 +3,6 @@ package capi_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -21,12 +20,12 @@ const leakRounds = 10
 // of the clusters, nothing of its controller or of the host manager's event broadcaster. Idle keep-alive
 // connections of client-go's shared transports are not the provider's (harness.SharedGoroutines).
 func TestNoGoroutineLeaks(t *testing.T) {
-	ns := newNamespace(t, "capi-leak", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-leak", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	ignore := goleak.IgnoreCurrent()
 
-	p, _, rec, stop := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	p, _, rec, stop := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	c := hostClient(t)
 	broken := createCluster(t, ns, "broken", true)
 	harness.Eventually(t, 0, "a Warning Event on the Cluster without a kubeconfig", func() bool {
@@ -40,9 +39,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		name := multicluster.ClusterName(ns + "/" + short)
 		setKubeconfig(t, ns, short, "member-0")
 		ccl := createCluster(t, ns, short, true)
-		harness.Eventually(t, 0, name.String()+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, name.String()+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 		setKubeconfig(t, ns, short, "member-1")
-		harness.Eventually(t, 0, name.String()+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		harness.Eventually(t, 0, name.String()+" reconciled on member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 		if err := c.Delete(t.Context(), ccl); err != nil {
 			t.Fatal(err)
 		}
@@ -50,23 +49,13 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := harness.LeakOptions(ignore,
+	opts := append([]goleak.Option{ignore},
 		// The host manager's metadata informer of Secrets wraps its watch in apimachinery's watch.Filter (the GVK
 		// fixup of controller-runtime's metadata informers), whose goroutine blocks forever on a send if an event
 		// is in flight when the informer stops: it is the host cache's, not the provider's.
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
 	)
-	// Teardown is asynchronous (caches and informers stop after their contexts end): give it time, then report.
-	var err error
-	deadline := time.Now().Add(30 * time.Second)
-	for err = goleak.Find(opts...); err != nil && time.Now().Before(deadline); err = goleak.Find(opts...) {
-		select {
-		case <-time.After(50 * time.Millisecond):
-		case <-t.Context().Done():
-			return
-		}
-	}
-	if err != nil {
+	if err := harness.EventuallyNoLeak(t, opts...); err != nil {
 		t.Error(err)
 	}
 }

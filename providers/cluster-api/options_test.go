@@ -39,11 +39,11 @@ func notEngagedFor(t *testing.T, p *capi.Provider, ns string, d time.Duration, w
 // engages a cluster per object of that kind, "<namespace>/<name>", with the kubeconfig of the Secret
 // "<name>-kubeconfig", and leaves Cluster API Clusters alone; a deleted object is disengaged.
 func TestObjectToWatchAnotherKind(t *testing.T) {
-	ns := newNamespace(t, "capi-kind", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-kind", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	p, _, rec, _ := start(t, capi.Options{
-		ClusterOptions: []cluster.Option{inNamespace(ns)},
+		ClusterOptions: []cluster.Option{harness.InNamespace(ns)},
 		ObjectToWatch:  &corev1.ConfigMap{},
 		IsReady: func(_ context.Context, obj client.Object) bool {
 			cm, ok := obj.(*corev1.ConfigMap)
@@ -66,7 +66,7 @@ func TestObjectToWatchAnotherKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := multicluster.ClusterName(ns + "/wl")
-	harness.Eventually(t, 0, "the ConfigMap's cluster reconciled", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the ConfigMap's cluster reconciled", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 	notEngagedFor(t, p, ns, time.Second, name)
 
 	if err := c.Delete(t.Context(), wl); err != nil {
@@ -78,11 +78,11 @@ func TestObjectToWatchAnotherKind(t *testing.T) {
 // An unstructured ObjectToWatch needs no types in the host's scheme: Cluster API Clusters read as unstructured
 // objects are engaged by DefaultIsReady's reading of their status, and faults are recorded as Events on them.
 func TestObjectToWatchUnstructured(t *testing.T) {
-	ns := newNamespace(t, "capi-unstructured", mcHost, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-unstructured", mcHost, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("Cluster"))
-	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, ObjectToWatch: obj})
+	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}, ObjectToWatch: obj})
 	if mgr.GetLocalManager().GetScheme().Recognizes(clusterv1.GroupVersion.WithKind("Cluster")) {
 		t.Error("the provider added Cluster API's types to the scheme for an unstructured ObjectToWatch")
 	}
@@ -94,7 +94,7 @@ func TestObjectToWatchUnstructured(t *testing.T) {
 	createCluster(t, ns, "nosecret", true)
 
 	name := multicluster.ClusterName(ns + "/wl")
-	harness.Eventually(t, 0, "the provisioned Cluster reconciled", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the provisioned Cluster reconciled", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 	harness.Eventually(t, 0, "a Warning Event on the Cluster without a kubeconfig", func() bool {
 		return warnedAbout(t, ns, "")["nosecret"]
 	})
@@ -104,13 +104,13 @@ func TestObjectToWatchUnstructured(t *testing.T) {
 // IsReady replaces the default test of readiness: here an annotation decides, whatever the Cluster's status says.
 // A Cluster it accepts is engaged; one it stops accepting is disengaged.
 func TestIsReady(t *testing.T) {
-	ns := newNamespace(t, "capi-ready", mcHost, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-ready", mcHost, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	const annotation = "test.multicluster-runtime.sigs.k8s.io/ready"
 	var mu sync.Mutex
 	var types []string
 	p, _, rec, _ := start(t, capi.Options{
-		ClusterOptions: []cluster.Option{inNamespace(ns)},
+		ClusterOptions: []cluster.Option{harness.InNamespace(ns)},
 		IsReady: func(_ context.Context, obj client.Object) bool {
 			mu.Lock()
 			types = append(types, fmt.Sprintf("%T", obj))
@@ -131,7 +131,7 @@ func TestIsReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := multicluster.ClusterName(ns + "/annotated")
-	harness.Eventually(t, 0, "the annotated Cluster reconciled", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the annotated Cluster reconciled", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 	notEngagedFor(t, p, ns, time.Second, name)
 
 	annotated.Annotations[annotation] = "false"
@@ -153,13 +153,13 @@ func TestIsReady(t *testing.T) {
 // kubeconfig Secret changes (which reaches the provider's controller by another watch), and is engaged once an
 // event that passes the predicates selects it.
 func TestPredicates(t *testing.T) {
-	ns := newNamespace(t, "capi-predicates", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-predicates", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	const label = "test.multicluster-runtime.sigs.k8s.io/fleet"
 	selected := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetLabels()[label] == "yes" })
 	p, _, rec, _ := start(t, capi.Options{
-		ClusterOptions: []cluster.Option{inNamespace(ns)},
+		ClusterOptions: []cluster.Option{harness.InNamespace(ns)},
 		Predicates:     []predicate.Predicate{selected},
 	})
 	c := hostClient(t)
@@ -175,7 +175,7 @@ func TestPredicates(t *testing.T) {
 	out := createCluster(t, ns, "out", true)
 
 	inName, outName := multicluster.ClusterName(ns+"/in"), multicluster.ClusterName(ns+"/out")
-	harness.Eventually(t, 0, "the selected Cluster reconciled", func() bool { return rec.Has(seen(inName, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the selected Cluster reconciled", func() bool { return rec.Has(harness.Seen(inName, "obj", "member-0")) })
 	setKubeconfig(t, ns, "out", "member-1") // a Secret event for the unselected Cluster
 	notEngagedFor(t, p, ns, 2*time.Second, inName)
 
@@ -186,7 +186,7 @@ func TestPredicates(t *testing.T) {
 	if err := c.Update(t.Context(), out); err != nil {
 		t.Fatal(err)
 	}
-	harness.Eventually(t, 0, "the Cluster selected later reconciled", func() bool { return rec.Has(seen(outName, "obj", "member-1")) })
+	harness.Eventually(t, 0, "the Cluster selected later reconciled", func() bool { return rec.Has(harness.Seen(outName, "obj", "member-1")) })
 }
 
 // GetSecret and NewCluster replace how the kubeconfig is found and the cluster built: GetSecret gets a client of
@@ -194,14 +194,14 @@ func TestPredicates(t *testing.T) {
 // the kubeconfig's rest.Config and ClusterOptions. A GetSecret error is reported on the Cluster, naming the
 // cluster.
 func TestGetSecretAndNewCluster(t *testing.T) {
-	ns := newNamespace(t, "capi-getsecret", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-getsecret", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	errNoAccess := errors.New("no access configured")
 	var mu sync.Mutex
 	built := map[string]string{} // object name -> host of the rest.Config
 	p, _, rec, _ := start(t, capi.Options{
-		ClusterOptions: []cluster.Option{inNamespace(ns)},
+		ClusterOptions: []cluster.Option{harness.InNamespace(ns)},
 		GetSecret: func(ctx context.Context, c client.Client, obj client.Object) ([]byte, error) {
 			if _, ok := obj.(*clusterv1.Cluster); !ok || c == nil {
 				return nil, fmt.Errorf("got a %T and client %v", obj, c)
@@ -240,11 +240,11 @@ func TestGetSecretAndNewCluster(t *testing.T) {
 	createCluster(t, ns, "noaccess", true)
 
 	name := multicluster.ClusterName(ns + "/wl")
-	harness.Eventually(t, 0, "the cluster of GetSecret's kubeconfig reconciled", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the cluster of GetSecret's kubeconfig reconciled", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 	harness.Eventually(t, 0, "a Warning Event on the Cluster GetSecret fails for", func() bool {
 		return warnedAbout(t, ns, "")["noaccess"]
 	})
-	if rec.Has(seen(name, "obj", "member-1")) {
+	if rec.Has(harness.Seen(name, "obj", "member-1")) {
 		t.Error("reconciled the cluster of Cluster API's Secret, which GetSecret did not return")
 	}
 	notEngagedFor(t, p, ns, time.Second, name)

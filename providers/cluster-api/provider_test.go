@@ -19,10 +19,10 @@ import (
 // it; a deletion timestamp (the Cluster is being deleted, held by a finalizer) disengages it; and a Cluster deleted
 // outright is disengaged too.
 func TestClusterLifecycle(t *testing.T) {
-	ns := newNamespace(t, "capi-life", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
-	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	ns := harness.NewNamespace(t, fleet, "capi-life", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	name := multicluster.ClusterName(ns + "/wl")
 
 	ccl := createCluster(t, ns, "wl", false, "test.multicluster-runtime.sigs.k8s.io/hold")
@@ -36,15 +36,15 @@ func TestClusterLifecycle(t *testing.T) {
 	})
 
 	setProvisioned(t, ccl)
-	harness.Eventually(t, 0, name.String()+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, name.String()+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 
 	setKubeconfig(t, ns, "wl", "member-1")
-	harness.Eventually(t, 0, name.String()+" replaced by a cluster on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+	harness.Eventually(t, 0, name.String()+" replaced by a cluster on member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 
 	otherCluster := createCluster(t, ns, "other", true)
 	setKubeconfig(t, ns, "other", "member-0")
 	other := multicluster.ClusterName(ns + "/other")
-	harness.Eventually(t, 0, "other reconciled", func() bool { return rec.Has(seen(other, "obj", "member-0")) })
+	harness.Eventually(t, 0, "other reconciled", func() bool { return rec.Has(harness.Seen(other, "obj", "member-0")) })
 
 	c := hostClient(t)
 	if err := c.Delete(t.Context(), ccl); err != nil {
@@ -75,12 +75,12 @@ func TestClusterLifecycle(t *testing.T) {
 // its controllers' sources retry on their own; none of them holds up a healthy Cluster. Once its Secret is fixed, a
 // broken Cluster is engaged.
 func TestFaultsAreIsolated(t *testing.T) {
-	ns := newNamespace(t, "capi-faults", mcHost, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-faults", mcHost, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	const secret = "s3cr3t-token-never-shown"
 	p, _, rec, _ := start(t, capi.Options{
-		ClusterOptions:   []cluster.Option{inNamespace(ns)},
+		ClusterOptions:   []cluster.Option{harness.InNamespace(ns)},
 		WaitCacheTimeout: 2 * time.Second,
 	})
 
@@ -99,7 +99,7 @@ current-context: x
 	setKubeconfig(t, ns, "healthy", "member-0")
 
 	harness.Eventually(t, 0, "healthy reconciled despite the broken Clusters", func() bool {
-		return rec.Has(seen(multicluster.ClusterName(ns+"/healthy"), "obj", "member-0"))
+		return rec.Has(harness.Seen(multicluster.ClusterName(ns+"/healthy"), "obj", "member-0"))
 	})
 	harness.Eventually(t, 0, "a Warning event naming each broken Cluster", func() bool {
 		warned := warnedAbout(t, ns, secret)
@@ -107,7 +107,7 @@ current-context: x
 	})
 	for _, broken := range []string{"nosecret", "malformed", "unreachable"} {
 		name := multicluster.ClusterName(ns + "/" + broken)
-		if rec.Has(seen(name, "obj", "member-0")) || rec.Has(seen(name, "obj", "member-1")) {
+		if rec.Has(harness.Seen(name, "obj", "member-0")) || rec.Has(harness.Seen(name, "obj", "member-1")) {
 			t.Errorf("reconciled an object of the broken Cluster %s", broken)
 		}
 	}
@@ -115,8 +115,8 @@ current-context: x
 	setKubeconfig(t, ns, "nosecret", "member-1")
 	setKubeconfig(t, ns, "malformed", "member-1")
 	harness.Eventually(t, 0, "fixed Clusters engaged", func() bool {
-		return rec.Has(seen(multicluster.ClusterName(ns+"/nosecret"), "obj", "member-1")) &&
-			rec.Has(seen(multicluster.ClusterName(ns+"/malformed"), "obj", "member-1"))
+		return rec.Has(harness.Seen(multicluster.ClusterName(ns+"/nosecret"), "obj", "member-1")) &&
+			rec.Has(harness.Seen(multicluster.ClusterName(ns+"/malformed"), "obj", "member-1"))
 	})
 	if names := p.ListClusters(); !slices.Contains(names, multicluster.ClusterName(ns+"/unreachable")) {
 		t.Errorf("ListClusters() = %v, want the unreachable cluster engaged too", names)

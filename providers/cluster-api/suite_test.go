@@ -1,7 +1,6 @@
 package capi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,22 +12,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -67,47 +57,12 @@ func clusterCRD() (string, error) {
 }
 
 // scheme knows the built-in types and Cluster API's.
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(clusterv1.AddToScheme(s))
-	return s
-}()
+var scheme = harness.NewScheme(clusterv1.AddToScheme)
 
 // hostClient is a client of the host that knows the Cluster API types.
 func hostClient(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.New(fleet.Host(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func newNamespace(t testing.TB, prefix string, names ...string) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := harness.Client(t, fleet, names[0]).Create(t.Context(), ns); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names[1:] {
-		if err := harness.Client(t, fleet, name).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ns.Name
-}
-
-func inNamespace(ns string) cluster.Option {
-	return func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} }
-}
-
-func createConfigMap(t testing.TB, member, ns, name string) {
-	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"member": member}}
-	if err := harness.Client(t, fleet, member).Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
+	return harness.ClientFor(t, fleet.Host(), scheme)
 }
 
 // createCluster creates a Cluster object in the host; with provisioned, its control plane is marked initialized.
@@ -162,45 +117,16 @@ func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
 	}
 }
 
-func seen(cluster multicluster.ClusterName, name, member string) string {
-	return cluster.String() + "/" + name + "@" + member
-}
-
 // start builds a multi-cluster manager of the host with a provider built from opts and set up on it, and a
-// ConfigMap controller recording seen(cluster, name, member); it starts the manager until the test ends or stop is
+// ConfigMap controller recording harness.Seen(cluster, name, member); it starts the manager until the test ends or stop is
 // called.
 func start(t testing.TB, opts capi.Options) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
-	hostScheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(hostScheme))
 	p := capi.New(opts)
-	mgr := harness.NewManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
-		o.Scheme = hostScheme // the provider adds Cluster API's types to it
-		o.Controller = config.Controller{SkipNameValidation: ptr.To(true)}
-	})
-	if err := p.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	rec := harness.NewRecorder()
-	err := mcbuilder.ControllerManagedBy(mgr).
-		Named(fmt.Sprintf("capi-%p", rec)).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, client.IgnoreNotFound(err)
-			}
-			rec.Add(seen(req.ClusterName, req.Name, cm.Data["member"]))
-			return reconcile.Result{}, nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := harness.StartManager(t, t.Context(), mgr)
+	mgr, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
+		o.Scheme = harness.NewScheme() // the provider adds Cluster API's types to it
+		o.Controller.SkipNameValidation = ptr.To(true)
+	}, func(mgr mcmanager.Manager) error { return p.SetupWithManager(mgr) })
 	return p, mgr, rec, stop
 }
 

@@ -10,15 +10,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // The CRDs of config/crd install into a real API server (the fleet installs them), and a ClusterProfile written
 // with the published JSON field names, as another tool of the ecosystem would, decodes into the Go types with every
 // field; the schema rejects a profile without a cluster manager and a ClusterProperty without a value.
 func TestCRDs(t *testing.T) {
-	ns := newNamespace(t, "cip-crd", hub)
+	ns := harness.NewNamespace(t, fleet, "cip-crd", hub)
 	c := hubClient(t)
 
 	written := &unstructured.Unstructured{}

@@ -56,12 +56,12 @@ func setKubeconfigSecret(t testing.TB, ns, name, member string) {
 // disengaged; ready again → engaged; deleted → disengaged. A ready profile without a Secret gets a Warning event
 // naming it.
 func TestSecretStrategy(t *testing.T) {
-	ns := newNamespace(t, "cip-secret", hub, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-secret", hub, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	p, mgr, rec, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: secretOption(),
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 	})
 	name := multicluster.ClusterName(ns + "/prof")
@@ -71,10 +71,10 @@ func TestSecretStrategy(t *testing.T) {
 	harness.Consistently(t, 2*time.Second, "a profile that is not ready is not engaged", func() bool { return len(namesIn(p, ns)) == 0 })
 
 	setReady(t, clp, true)
-	harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 
 	setKubeconfigSecret(t, ns, "prof", "member-1")
-	harness.Eventually(t, 0, string(name)+" replaced by a cluster on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+	harness.Eventually(t, 0, string(name)+" replaced by a cluster on member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 
 	setReady(t, clp, false)
 	harness.Eventually(t, 0, string(name)+" disengaged when not ready", func() bool {
@@ -96,18 +96,18 @@ func TestSecretStrategy(t *testing.T) {
 // The deprecated CredentialsProvider option behaves as AccessProvider: a profile offering the plugin's type is
 // engaged with the plugin's token.
 func TestCredentialsProviderOption(t *testing.T) {
-	ns := newNamespace(t, "cip-creds", hub, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-creds", hub, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	cp, err := credentials.NewFromFile(writeProviderFile(t, "")) //nolint:staticcheck // the deprecated strategy under test
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _, rec, _ := start(t, clusterinventoryapi.Options{ //nolint:dogsled // only the recorder matters here
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: cp}}, //nolint:staticcheck // the deprecated strategy under test
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 	})
 	createProfile(t, ns, "prof", true, credentialProviders(accessEntry(t, "token", "member-0")))
 	name := multicluster.ClusterName(ns + "/prof")
-	harness.Eventually(t, 0, string(name)+" reconciled with the plugin's token", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+	harness.Eventually(t, 0, string(name)+" reconciled with the plugin's token", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 }

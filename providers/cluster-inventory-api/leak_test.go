@@ -3,7 +3,6 @@ package clusterinventoryapi_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -20,14 +19,14 @@ const leakRounds = 10
 // connections of client-go's shared transports and the stopped hub manager's event broadcaster are not the
 // provider's.
 func TestNoGoroutineLeaks(t *testing.T) {
-	ns := newNamespace(t, "cip-leak", hub, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-leak", hub, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	ignore := goleak.IgnoreCurrent()
 
 	p, _, rec, stop := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: accessOption(t, ""),
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 	})
 	c := hubClient(t)
@@ -35,9 +34,9 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		short := fmt.Sprintf("leak-%d", i)
 		name := multicluster.ClusterName(ns + "/" + short)
 		clp := createProfile(t, ns, short, true, accessProviders(accessEntry(t, "token", "member-0")))
-		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 		setAccessProviders(t, clp, accessEntry(t, "token", "member-1"))
-		harness.Eventually(t, 0, string(name)+" reconciled on member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		harness.Eventually(t, 0, string(name)+" reconciled on member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 		if err := c.Delete(t.Context(), clp); err != nil {
 			t.Fatal(err)
 		}
@@ -45,19 +44,14 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := harness.LeakOptions(ignore,
+	opts := append([]goleak.Option{ignore},
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).loop"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/client-go/tools/record.(*recorder).generateEvent.func1"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*Broadcaster).blockQueue"),
 		goleak.IgnoreAnyFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
 	)
-	var err error
-	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
-		err = goleak.Find(opts...)
-		return err == nil
-	})
-	if err != nil {
+	if err := harness.EventuallyNoLeak(t, opts...); err != nil {
 		t.Error(err)
 	}
 }

@@ -27,14 +27,14 @@ import (
 // status.credentialProviders, is engaged too. A new endpoint in the profile replaces the cluster; not ready →
 // disengaged; ready again → engaged; deleted → disengaged.
 func TestAccessProviderStrategy(t *testing.T) {
-	ns := newNamespace(t, "cip-access", hub, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-access", hub, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	infoFile := filepath.Join(t.TempDir(), "exec-info.json")
 	logs := &logBuffer{}
 	p, mgr, rec, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: accessOption(t, infoFile),
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 		ProbeTimeout:             5 * time.Second,
 	}, logs)
@@ -45,8 +45,8 @@ func TestAccessProviderStrategy(t *testing.T) {
 	createProfile(t, ns, "unknown", true, accessProviders(accessEntry(t, "gkeFleet", "member-1")))
 	clp := createProfile(t, ns, "good", true, accessProviders(accessEntry(t, "gkeFleet", "member-1"), accessEntry(t, "token", "member-0")))
 	createProfile(t, ns, "old", true, credentialProviders(accessEntry(t, "token", "member-1")))
-	harness.Eventually(t, 0, string(good)+" reconciled with the plugin's token", func() bool { return rec.Has(seen(good, "obj", "member-0")) })
-	harness.Eventually(t, 0, string(old)+" (credentialProviders) reconciled", func() bool { return rec.Has(seen(old, "obj", "member-1")) })
+	harness.Eventually(t, 0, string(good)+" reconciled with the plugin's token", func() bool { return rec.Has(harness.Seen(good, "obj", "member-0")) })
+	harness.Eventually(t, 0, string(old)+" (credentialProviders) reconciled", func() bool { return rec.Has(harness.Seen(old, "obj", "member-1")) })
 	info, err := os.ReadFile(infoFile)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestAccessProviderStrategy(t *testing.T) {
 	}
 
 	setAccessProviders(t, clp, accessEntry(t, "token", "member-1"))
-	harness.Eventually(t, 0, string(good)+" replaced by a cluster on member-1", func() bool { return rec.Has(seen(good, "obj", "member-1")) })
+	harness.Eventually(t, 0, string(good)+" replaced by a cluster on member-1", func() bool { return rec.Has(harness.Seen(good, "obj", "member-1")) })
 
 	setReady(t, clp, false)
 	harness.Eventually(t, 0, string(good)+" disengaged when not ready", func() bool {
@@ -99,11 +99,11 @@ func TestAccessProviderStrategy(t *testing.T) {
 // With ClusterIDName, a profile carrying the KEP-2149 cluster ID property is engaged under its ID, and one without
 // under "<namespace>/<name>".
 func TestClusterIDNaming(t *testing.T) {
-	ns := newNamespace(t, "cip-id", hub, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-id", hub, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	p, _, rec, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: accessOption(t, ""),
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 		ClusterName:              clusterinventoryapi.ClusterIDName,
 	})
@@ -113,7 +113,7 @@ func TestClusterIDNaming(t *testing.T) {
 	createProfile(t, ns, "noid", true, accessProviders(accessEntry(t, "token", "member-0")))
 	noID := multicluster.ClusterName(ns + "/noid")
 	harness.Eventually(t, 0, "engaged under the cluster ID and the profile name", func() bool {
-		return rec.Has(seen(id, "obj", "member-0")) && rec.Has(seen(noID, "obj", "member-0"))
+		return rec.Has(harness.Seen(id, "obj", "member-0")) && rec.Has(harness.Seen(noID, "obj", "member-0"))
 	})
 	if names := p.ClusterNames(); slices.Contains(names, multicluster.ClusterName(ns+"/withid")) {
 		t.Errorf("the profile with an ID is also engaged under its profile name: %v", names)

@@ -62,13 +62,13 @@ func TestRBAC(t *testing.T) {
 		logs := &logBuffer{}
 		p, _, rec, _ := startWith(t, hubConfig, clusterinventoryapi.Options{
 			KubeconfigStrategyOption: strategy,
-			ClusterOptions:           []cluster.Option{inNamespace(ns)},
+			ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 			IsReady:                  readyIn(ns),
 		}, logs)
 		good()
 		bad()
 		name := multicluster.ClusterName(ns + "/prof")
-		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, string(name)+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 		harness.Eventually(t, 0, "a Warning event on the profile that cannot be reached", func() bool { return len(warnings(t, ns, "bad")) > 0 })
 		if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{name}) {
 			t.Errorf("engaged %v, want only %s", got, name)
@@ -79,15 +79,15 @@ func TestRBAC(t *testing.T) {
 	}
 
 	t.Run("access providers", func(t *testing.T) {
-		ns := newNamespace(t, "cip-rbac", hub, "member-0")
-		createConfigMap(t, "member-0", ns, "obj")
+		ns := harness.NewNamespace(t, fleet, "cip-rbac", hub, "member-0")
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 		run(t, ns, accessOption(t, ""),
 			func() { createProfile(t, ns, "prof", true, accessProviders(accessEntry(t, "token", "member-0"))) },
 			func() { createProfile(t, ns, "bad", true, accessProviders(accessEntry(t, "gkeFleet", "member-0"))) })
 	})
 	t.Run("Secret strategy", func(t *testing.T) {
-		ns := newNamespace(t, "cip-rbac-secret", hub, "member-0")
-		createConfigMap(t, "member-0", ns, "obj")
+		ns := harness.NewNamespace(t, fleet, "cip-rbac-secret", hub, "member-0")
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 		run(t, ns, secretOption(),
 			func() { setKubeconfigSecret(t, ns, "prof", "member-0"); createProfile(t, ns, "prof", true) },
 			func() { createProfile(t, ns, "bad", true) })

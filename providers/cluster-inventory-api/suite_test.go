@@ -2,7 +2,6 @@ package clusterinventoryapi_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,22 +17,14 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
@@ -88,47 +79,11 @@ func TestMain(m *testing.M) {
 const hub = mcenvtest.HostName
 
 // scheme knows the built-in types and the inventory types.
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(s))
-	utilruntime.Must(aboutv1alpha1.AddToScheme(s))
-	return s
-}()
+var scheme = harness.NewScheme(clusterinventoryv1alpha1.AddToScheme, aboutv1alpha1.AddToScheme)
 
 func hubClient(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.New(fleet.Host(), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func newNamespace(t testing.TB, prefix string, names ...string) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := harness.Client(t, fleet, names[0]).Create(t.Context(), ns); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names[1:] {
-		if err := harness.Client(t, fleet, name).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ns.Name
-}
-
-func inNamespace(ns string) cluster.Option {
-	return func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} }
-}
-
-func createConfigMap(t testing.TB, member, ns, name string) {
-	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"member": member}}
-	if err := harness.Client(t, fleet, member).Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
+	return harness.ClientFor(t, fleet.Host(), scheme)
 }
 
 // createProfile creates a ClusterProfile in the hub and sets its status: ready or not, and whatever the status
@@ -179,12 +134,6 @@ func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready 
 	}
 }
 
-// seen is what the test controller records for a ConfigMap it reconciled: the cluster, the ConfigMap's name and the
-// member its data names.
-func seen(cluster multicluster.ClusterName, name, member string) string {
-	return cluster.String() + "/" + name + "@" + member
-}
-
 // logBuffer collects a manager's log lines; it is safe for concurrent use.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -203,9 +152,9 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// start builds a multi-cluster manager of the hub with the provider set up on it and a ConfigMap controller that
-// records seen(cluster, name, member), and runs it until the test ends or stop is called. With logs, the manager's
-// log (the provider's included, at debug level) goes there.
+// start builds a multi-cluster manager of the hub with the provider set up on it and the ConfigMap controller of
+// harness.StartRecordingManager, and runs it until the test ends or stop is called. With logs, the manager's log
+// (the provider's included, at debug level) goes there.
 func start(t testing.TB, opts clusterinventoryapi.Options, logs ...*logBuffer) (*clusterinventoryapi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
 	return startWith(t, fleet.Host(), opts, logs...)
@@ -218,38 +167,13 @@ func startWith(t testing.TB, hubConfig *rest.Config, opts clusterinventoryapi.Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	hubScheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(hubScheme))
-	mgr := harness.NewManager(t, hubConfig, p, func(o *mcmanager.Options) {
-		o.Scheme = hubScheme
+	mgr, rec, stop := harness.StartRecordingManager(t, hubConfig, p, func(o *mcmanager.Options) {
+		o.Scheme = harness.NewScheme()
 		o.Controller.SkipNameValidation = ptr.To(true)
 		if len(logs) > 0 {
 			o.Logger = zap.New(zap.WriteTo(logs[0]), zap.Level(zapcore.DebugLevel))
 		}
-	})
-	if err := p.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	rec := harness.NewRecorder()
-	err = mcbuilder.ControllerManagedBy(mgr).
-		Named(fmt.Sprintf("cip-%p", rec)).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, client.IgnoreNotFound(err)
-			}
-			rec.Add(seen(req.ClusterName, req.Name, cm.Data["member"]))
-			return reconcile.Result{}, nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := harness.StartManager(t, t.Context(), mgr)
+	}, func(mgr mcmanager.Manager) error { return p.SetupWithManager(mgr) })
 	return p, mgr, rec, stop
 }
 

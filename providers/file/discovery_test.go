@@ -19,32 +19,32 @@ import (
 // objects of each member under those names: objects that exist before the provider discovers the file, and objects
 // created after.
 func TestFileWithTwoContexts(t *testing.T) {
-	ns := newNamespace(t, "file-two-contexts", "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "before")
-	createConfigMap(t, "member-1", ns, "before")
+	ns := harness.NewNamespace(t, fleet, "file-two-contexts", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "before")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "before")
 
 	path := filepath.Join(t.TempDir(), "fleet.yaml")
 	writeFile(t, path, kubeconfig(t, map[string]string{"ctx-a": "member-0", "ctx-b": "member-1"}))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rec, _ := startController(t, p)
+	_, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 
 	nameA, nameB := multicluster.ClusterName(path+"+ctx-a"), multicluster.ClusterName(path+"+ctx-b")
 	if got := p.ClusterName(path, "ctx-a"); got != nameA {
 		t.Fatalf("ClusterName = %q, want %q", got, nameA)
 	}
 	harness.Eventually(t, 0, "objects existing before discovery reconciled", func() bool {
-		return rec.Has(seen(nameA, "before", "member-0")) && rec.Has(seen(nameB, "before", "member-1"))
+		return rec.Has(harness.Seen(nameA, "before", "member-0")) && rec.Has(harness.Seen(nameB, "before", "member-1"))
 	})
 	if got, want := p.ClusterNames(), []multicluster.ClusterName{nameA, nameB}; !slices.Equal(got, want) {
 		t.Fatalf("clusters %v, want %v", got, want)
 	}
-	createConfigMap(t, "member-0", ns, "after")
-	createConfigMap(t, "member-1", ns, "after")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "after")
 	harness.Eventually(t, 0, "objects created after discovery reconciled", func() bool {
-		return rec.Has(seen(nameA, "after", "member-0")) && rec.Has(seen(nameB, "after", "member-1"))
+		return rec.Has(harness.Seen(nameA, "after", "member-0")) && rec.Has(harness.Seen(nameB, "after", "member-1"))
 	})
 	for key := range rec.Keys() {
 		if !strings.HasPrefix(key, nameA.String()+"|") && !strings.HasPrefix(key, nameB.String()+"|") {
@@ -69,22 +69,22 @@ func TestDirectoryWithGlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	startProvider(t, p, aware)
 	want := clusterNames(filepath.Join(dir, "a.kubeconfig")+"+m0", filepath.Join(dir, "kubeconfig.yaml")+"+m1")
-	aware.waitFor(t, harness.DefaultTimeout, "the matching files engaged", func() bool { return slices.Equal(aware.names(), want) })
+	aware.WaitFor(t, harness.DefaultTimeout, "the matching files engaged", func() bool { return slices.Equal(aware.Names(), want) })
 
 	// Custom globs select other files; the separator is configurable.
 	q, err := file.New(file.Options{KubeconfigDirs: []string{dir}, KubeconfigGlobs: []string{"*.yaml"}, Separator: "#"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := newRecorder()
+	other := harness.NewEngagements()
 	if err := q.RunOnce(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
 	want = clusterNames(filepath.Join(dir, "kubeconfig.yaml")+"#m1", filepath.Join(dir, "notes.yaml")+"#m2")
-	if got := other.names(); !slices.Equal(got, want) {
+	if got := other.Names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
 }
@@ -122,7 +122,7 @@ func TestDefaultSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	if err := p.RunOnce(t.Context(), aware); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDefaultSources(t *testing.T) {
 		filepath.Join(wd, "rel", "relative.conf")+"+rel",
 	)
 	slices.Sort(want)
-	if got := aware.names(); !slices.Equal(got, want) {
+	if got := aware.Names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
 
@@ -143,13 +143,13 @@ func TestDefaultSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := newRecorder()
+	other := harness.NewEngagements()
 	if err := q.RunOnce(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
 	want = clusterNames(filepath.Join(home, ".kube", "config")+"+home", filepath.Join(wd, "kubeconfig.yaml")+"+cwd")
 	slices.Sort(want)
-	if got := other.names(); !slices.Equal(got, want) {
+	if got := other.Names(); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
 }
@@ -157,18 +157,18 @@ func TestDefaultSources(t *testing.T) {
 // A context whose API server cannot be reached delays no other cluster: the others are engaged and reconciled
 // promptly.
 func TestUnreachableContextDelaysNoOther(t *testing.T) {
-	ns := newNamespace(t, "file-unreachable", "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "file-unreachable", "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
 	writeFile(t, path, kubeconfig(t, map[string]string{"dead": unreachable, "live": "member-0"}))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	p, err := file.New(file.Options{KubeconfigFiles: []string{path}, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	_, rec, _ := startController(t, p)
+	_, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	harness.Eventually(t, 10*time.Second, "the reachable member reconciled", func() bool {
-		return rec.Has(seen(multicluster.ClusterName(path+"+live"), "obj", "member-0"))
+		return rec.Has(harness.Seen(multicluster.ClusterName(path+"+live"), "obj", "member-0"))
 	})
 	t.Logf("reachable member reconciled %s after start, beside an unreachable one", time.Since(began).Round(time.Millisecond))
 }

@@ -73,7 +73,7 @@ func TestContextsEngageInParallel(t *testing.T) {
 // host stuck; others are recorded by rec.
 type stuckAware struct {
 	stuck string
-	rec   *recorder
+	rec   *harness.Engagements
 }
 
 func (s *stuckAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
@@ -93,15 +93,15 @@ func TestChangeAbortsStaleEngagement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := newRecorder()
+	rec := harness.NewEngagements()
 	aware := &stuckAware{stuck: harness.Config(t, fleet, "member-0").Host, rec: rec}
 	startProvider(t, p, aware)
 	harness.Eventually(t, 0, "c being engaged", func() bool { return len(p.ClusterNames()) == 1 })
 
 	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-1"}))
 	want := harness.Config(t, fleet, "member-1").Host
-	rec.waitFor(t, 10*time.Second, "c engaged on member-1", func() bool {
-		cl := rec.cluster(multicluster.ClusterName(path + "+c"))
+	rec.WaitFor(t, 10*time.Second, "c engaged on member-1", func() bool {
+		cl := rec.Cluster(multicluster.ClusterName(path + "+c"))
 		return cl != nil && cl.GetConfig().Host == want
 	})
 }
@@ -117,10 +117,10 @@ func TestStartRetriesFailedEngagement(t *testing.T) {
 	}
 	errs := &errorRecorder{}
 	p.ErrorHandler = errs.handle
-	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: newRecorder()}
+	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: harness.NewEngagements()}
 	startProvider(t, p, aware)
 	name := multicluster.ClusterName(path + "+c")
-	aware.rec.waitFor(t, harness.DefaultTimeout, "c engaged on retry", func() bool { return aware.rec.cluster(name) != nil })
+	aware.rec.WaitFor(t, harness.DefaultTimeout, "c engaged on retry", func() bool { return aware.rec.Cluster(name) != nil })
 	if len(errs.matching(name.String(), "retrying")) != 1 {
 		t.Fatalf("the failure was not reported once with the cluster's name: %v", errs.matching(""))
 	}

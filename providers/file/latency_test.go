@@ -27,7 +27,7 @@ func TestLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	startProvider(t, p, aware)
 	data := kubeconfig(t, map[string]string{"c": "member-0"})
 
@@ -37,39 +37,35 @@ func TestLatency(t *testing.T) {
 		name := multicluster.ClusterName(path + "+c")
 		began := time.Now()
 		writeAtomic(t, path, data)
-		aware.waitFor(t, harness.DefaultTimeout, name.String()+" engaged", func() bool { return aware.cluster(name) != nil })
-		aware.mu.Lock()
-		added = append(added, aware.engagedAt[name].Sub(began))
-		aware.mu.Unlock()
+		aware.WaitFor(t, harness.DefaultTimeout, name.String()+" engaged", func() bool { return aware.Cluster(name) != nil })
+		added = append(added, aware.EngagedAt(name).Sub(began))
 
 		began = time.Now()
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		aware.waitFor(t, harness.DefaultTimeout, name.String()+" disengaged", func() bool { return aware.cluster(name) == nil })
-		aware.mu.Lock()
-		removed = append(removed, aware.disengagedAt[name].Sub(began))
-		aware.mu.Unlock()
+		aware.WaitFor(t, harness.DefaultTimeout, name.String()+" disengaged", func() bool { return aware.Cluster(name) == nil })
+		removed = append(removed, aware.DisengagedAt(name).Sub(began))
 	}
 	t.Logf("file written -> cluster engaged:    %s", summary(added))
 	t.Logf("file removed -> cluster disengaged: %s", summary(removed))
 
 	// With a controller: from writing the file to reconciling an object that exists in the member.
-	ns := newNamespace(t, "file-latency", "member-1")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "file-latency", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	other := t.TempDir()
-	q, err := file.New(file.Options{KubeconfigDirs: []string{other}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	q, err := file.New(file.Options{KubeconfigDirs: []string{other}, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rec, _ := startController(t, q)
+	_, rec, _ := harness.StartRecordingManager(t, fleet.Host(), q, nil)
 	data = kubeconfig(t, map[string]string{"c": "member-1"})
 	reconciled := make([]time.Duration, 0, latencyRounds)
 	for i := range latencyRounds {
 		path := filepath.Join(other, fmt.Sprintf("lat-%d.kubeconfig", i))
 		began := time.Now()
 		writeAtomic(t, path, data)
-		waitTight(t, "first reconcile", func() bool { return rec.Has(seen(multicluster.ClusterName(path+"+c"), "obj", "member-1")) })
+		waitTight(t, "first reconcile", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(path+"+c"), "obj", "member-1")) })
 		reconciled = append(reconciled, time.Since(began))
 	}
 	t.Logf("file written -> first reconcile:    %s", summary(reconciled))

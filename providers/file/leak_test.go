@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -22,26 +21,26 @@ const leakRounds = 20
 // behind once the manager has stopped: not its watcher, nor its workers, nor anything of the clusters it engaged.
 // Idle HTTP keep-alive connections of client-go's shared transports are not the provider's and are ignored.
 func TestNoGoroutineLeaks(t *testing.T) {
-	ns := newNamespace(t, "file-leak", "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "file-leak", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	ignore := goleak.IgnoreCurrent()
 
 	dir := t.TempDir()
-	p, err := file.New(file.Options{KubeconfigDirs: []string{dir}, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	p, err := file.New(file.Options{KubeconfigDirs: []string{dir}, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rec, stop := startController(t, p)
+	_, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	on0 := kubeconfig(t, map[string]string{"c": "member-0"})
 	on1 := kubeconfig(t, map[string]string{"c": "member-1"})
 	for i := range leakRounds {
 		path := filepath.Join(dir, fmt.Sprintf("leak-%d.kubeconfig", i))
 		name := multicluster.ClusterName(path + "+c")
 		writeAtomic(t, path, on0)
-		harness.Eventually(t, 0, name.String()+" reconciled from member-0", func() bool { return rec.Has(seen(name, "obj", "member-0")) })
+		harness.Eventually(t, 0, name.String()+" reconciled from member-0", func() bool { return rec.Has(harness.Seen(name, "obj", "member-0")) })
 		writeAtomic(t, path, on1)
-		harness.Eventually(t, 0, name.String()+" reconciled from member-1", func() bool { return rec.Has(seen(name, "obj", "member-1")) })
+		harness.Eventually(t, 0, name.String()+" reconciled from member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
@@ -49,13 +48,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 	stop()
 
-	opts := harness.LeakOptions(ignore)
-	// Teardown is asynchronous (caches and informers stop after their contexts end): give it time.
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
-		<-tick.C
+	if err := harness.EventuallyNoLeak(t, ignore); err != nil {
+		t.Error(err)
 	}
-	goleak.VerifyNone(t, opts...)
 }

@@ -70,11 +70,11 @@ contexts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	done := make(chan error, 1)
 	runCtx, cancel := context.WithCancel(ctx)
 	go func() { done <- p.Start(runCtx, aware) }()
-	aware.waitFor(t, harness.DefaultTimeout, "the good file engaged", func() bool { return aware.cluster(multicluster.ClusterName(good+"+m")) != nil })
+	aware.WaitFor(t, harness.DefaultTimeout, "the good file engaged", func() bool { return aware.Cluster(multicluster.ClusterName(good+"+m")) != nil })
 	harness.Eventually(t, 0, "both bad files logged", func() bool {
 		out := logs.String()
 		return strings.Contains(out, broken) && strings.Contains(out, partial) && strings.Contains(out, `"orphan"`)

@@ -29,12 +29,12 @@ func TestRunOnce(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	if err := p.RunOnce(ctx, aware); err != nil {
 		t.Fatal(err)
 	}
 	want := clusterNames(first+"+a", first+"+b")
-	if got := aware.names(); !slices.Equal(got, want) {
+	if got := aware.Names(); !slices.Equal(got, want) {
 		t.Fatalf("after RunOnce: engaged %v, want %v", got, want)
 	}
 	if got := p.ClusterNames(); !slices.Equal(got, want) {
@@ -43,9 +43,9 @@ func TestRunOnce(t *testing.T) {
 
 	writeFile(t, second, kubeconfig(t, map[string]string{"c": "member-2"}))
 	writeFile(t, first, kubeconfig(t, map[string]string{"a": "member-1"}))
-	harness.Consistently(t, quiet, "no change without a call", func() bool { return slices.Equal(aware.names(), want) })
+	harness.Consistently(t, quiet, "no change without a call", func() bool { return slices.Equal(aware.Names(), want) })
 
-	clusterA := aware.cluster(multicluster.ClusterName(first + "+a"))
+	clusterA := aware.Cluster(multicluster.ClusterName(first + "+a"))
 	if err := p.RunOnce(ctx, aware); err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +54,8 @@ func TestRunOnce(t *testing.T) {
 		t.Fatalf("after the second RunOnce: provider has %v, want %v", got, want)
 	}
 	// b's removal reaches the recorder asynchronously (see below); c and the new a were engaged by the call.
-	aware.waitFor(t, harness.DefaultTimeout, "b disengaged", func() bool { return slices.Equal(aware.names(), want) })
-	if cl := aware.cluster(multicluster.ClusterName(first + "+a")); cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
+	aware.WaitFor(t, harness.DefaultTimeout, "b disengaged", func() bool { return slices.Equal(aware.Names(), want) })
+	if cl := aware.Cluster(multicluster.ClusterName(first + "+a")); cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
 		t.Fatal("a was not replaced by a cluster of member-1")
 	}
 
@@ -74,11 +74,11 @@ func TestRunOnce(t *testing.T) {
 		t.Fatalf("after the third RunOnce: provider has %v, want %v", got, want)
 	}
 	// Disengaging is cancelling the cluster's context: the recorder hears of it asynchronously.
-	aware.waitFor(t, harness.DefaultTimeout, "c disengaged", func() bool { return slices.Equal(aware.names(), want) })
+	aware.WaitFor(t, harness.DefaultTimeout, "c disengaged", func() bool { return slices.Equal(aware.Names(), want) })
 
 	// The clusters live until the context of the call that engaged them ends.
 	cancel()
-	aware.waitFor(t, harness.DefaultTimeout, "every cluster disengaged", func() bool { return len(aware.names()) == 0 })
+	aware.WaitFor(t, harness.DefaultTimeout, "every cluster disengaged", func() bool { return len(aware.Names()) == 0 })
 }
 
 // Start and RunOnce never run at the same time; a provider starts once at a time.
@@ -87,7 +87,7 @@ func TestStartAndRunOnceExclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	// The polling RunOnce below may hold the provider for a moment while Start tries to begin: Start, like any
 	// caller, then gets an error and tries again.
 	ctx, cancel := context.WithCancel(t.Context())
@@ -119,7 +119,7 @@ func TestStartAndRunOnceExclusive(t *testing.T) {
 type failOnceAware struct {
 	mu     sync.Mutex
 	failed map[multicluster.ClusterName]bool
-	rec    *recorder
+	rec    *harness.Engagements
 }
 
 func (f *failOnceAware) Engage(ctx context.Context, name multicluster.ClusterName, cl cluster.Cluster) error {
@@ -141,7 +141,7 @@ func TestRunOnceRetriesFailuresOnNextCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: newRecorder()}
+	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: harness.NewEngagements()}
 	name := multicluster.ClusterName(path + "+c")
 	if err := p.RunOnce(t.Context(), aware); err == nil || !strings.Contains(err.Error(), name.String()) {
 		t.Fatalf("first RunOnce returned %v, want an error naming %s", err, name)
@@ -152,7 +152,7 @@ func TestRunOnceRetriesFailuresOnNextCall(t *testing.T) {
 	if err := p.RunOnce(t.Context(), aware); err != nil {
 		t.Fatal(err)
 	}
-	if aware.rec.cluster(name) == nil {
+	if aware.rec.Cluster(name) == nil {
 		t.Fatal("not engaged by the second RunOnce")
 	}
 }

@@ -23,9 +23,9 @@ const quiet = time.Second
 // holds an object "obj" from the start.
 func TestWatchFollowsFiles(t *testing.T) {
 	members := []string{"member-0", "member-1", "member-2"}
-	ns := newNamespace(t, "file-watch", members...)
+	ns := harness.NewNamespace(t, fleet, "file-watch", members...)
 	for _, m := range members {
-		createConfigMap(t, m, ns, "obj")
+		harness.CreateConfigMap(t, fleet, m, ns, "obj")
 	}
 
 	dir := t.TempDir()
@@ -33,14 +33,14 @@ func TestWatchFollowsFiles(t *testing.T) {
 	p, err := file.New(file.Options{
 		KubeconfigDirs:  []string{dir},
 		KubeconfigFiles: []string{explicit},
-		ClusterOptions:  []cluster.Option{inNamespace(ns)},
+		ClusterOptions:  []cluster.Option{harness.InNamespace(ns)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	errs := &errorRecorder{}
 	p.ErrorHandler = errs.handle
-	mgr, rec, _ := startController(t, p)
+	mgr, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 
 	one := filepath.Join(dir, "one.kubeconfig")
 	nameA, nameB, nameC := multicluster.ClusterName(one+"+a"), multicluster.ClusterName(one+"+b"), multicluster.ClusterName(one+"+c")
@@ -60,13 +60,13 @@ func TestWatchFollowsFiles(t *testing.T) {
 	var clusterA cluster.Cluster
 	t.Run("new file is engaged", func(t *testing.T) {
 		writeFile(t, one, kubeconfig(t, map[string]string{"a": "member-0"}))
-		harness.Eventually(t, 0, "a reconciled from member-0", func() bool { return rec.Has(seen(nameA, "obj", "member-0")) })
+		harness.Eventually(t, 0, "a reconciled from member-0", func() bool { return rec.Has(harness.Seen(nameA, "obj", "member-0")) })
 		clusterA = engaged(nameA)
 	})
 
 	t.Run("context appended to a file is engaged", func(t *testing.T) {
 		writeFile(t, one, kubeconfig(t, map[string]string{"a": "member-0", "b": "member-1"}))
-		harness.Eventually(t, 0, "b reconciled from member-1", func() bool { return rec.Has(seen(nameB, "obj", "member-1")) })
+		harness.Eventually(t, 0, "b reconciled from member-1", func() bool { return rec.Has(harness.Seen(nameB, "obj", "member-1")) })
 		if engaged(nameA) != clusterA {
 			t.Fatal("the unchanged context a was replaced")
 		}
@@ -75,7 +75,7 @@ func TestWatchFollowsFiles(t *testing.T) {
 	t.Run("context pointed at another member is replaced", func(t *testing.T) {
 		clusterB := engaged(nameB)
 		writeFile(t, one, kubeconfig(t, map[string]string{"a": "member-2", "b": "member-1"}))
-		harness.Eventually(t, 0, "a reconciled from member-2", func() bool { return rec.Has(seen(nameA, "obj", "member-2")) })
+		harness.Eventually(t, 0, "a reconciled from member-2", func() bool { return rec.Has(harness.Seen(nameA, "obj", "member-2")) })
 		if cl := engaged(nameA); cl == nil || cl == clusterA || cl.GetConfig().Host != harness.Config(t, fleet, "member-2").Host {
 			t.Fatal("a does not reach member-2 through a new cluster")
 		}
@@ -83,10 +83,10 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal("the unchanged context b was replaced")
 		}
 		// Events of the old member no longer reach a; those of the new one do.
-		createConfigMap(t, "member-0", ns, "after-move")
-		createConfigMap(t, "member-2", ns, "after-move")
-		harness.Eventually(t, 0, "a reconciles new objects of member-2", func() bool { return rec.Has(seen(nameA, "after-move", "member-2")) })
-		harness.Consistently(t, quiet, "a ignores member-0", func() bool { return !rec.Has(seen(nameA, "after-move", "member-0")) })
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "after-move")
+		harness.CreateConfigMap(t, fleet, "member-2", ns, "after-move")
+		harness.Eventually(t, 0, "a reconciles new objects of member-2", func() bool { return rec.Has(harness.Seen(nameA, "after-move", "member-2")) })
+		harness.Consistently(t, quiet, "a ignores member-0", func() bool { return !rec.Has(harness.Seen(nameA, "after-move", "member-0")) })
 	})
 
 	t.Run("context removed from a file is disengaged", func(t *testing.T) {
@@ -102,18 +102,18 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeAtomic(t, explicit, kubeconfig(t, map[string]string{"x": "member-1"}))
-		harness.Eventually(t, 0, "x reconciled from member-1", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-1")) })
+		harness.Eventually(t, 0, "x reconciled from member-1", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-1")) })
 	})
 
 	t.Run("file replaced by a rename is followed", func(t *testing.T) {
 		writeAtomic(t, explicit, kubeconfig(t, map[string]string{"x": "member-0"}))
-		harness.Eventually(t, 0, "x reconciled from member-0", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-0")) })
+		harness.Eventually(t, 0, "x reconciled from member-0", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(explicit+"+x"), "obj", "member-0")) })
 		// Editors also rename the old file away before writing the new one.
 		if err := os.Rename(explicit, explicit+"~"); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, explicit, kubeconfig(t, map[string]string{"x": "member-1", "y": "member-2"}))
-		harness.Eventually(t, 0, "y reconciled from member-2", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+y"), "obj", "member-2")) })
+		harness.Eventually(t, 0, "y reconciled from member-2", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(explicit+"+y"), "obj", "member-2")) })
 		if cl := engaged(multicluster.ClusterName(explicit + "+x")); cl == nil || cl.GetConfig().Host != harness.Config(t, fleet, "member-1").Host {
 			t.Fatal("x does not reach member-1")
 		}
@@ -124,8 +124,8 @@ func TestWatchFollowsFiles(t *testing.T) {
 		writeFile(t, bad, []byte("clusters: [\n  this is: not: a kubeconfig\n"))
 		harness.Eventually(t, 0, "the malformed file reported", func() bool { return len(errs.matching(bad)) > 0 })
 		// The others keep running.
-		createConfigMap(t, "member-2", ns, "after-bad")
-		harness.Eventually(t, 0, "a still reconciles", func() bool { return rec.Has(seen(nameA, "after-bad", "member-2")) })
+		harness.CreateConfigMap(t, fleet, "member-2", ns, "after-bad")
+		harness.Eventually(t, 0, "a still reconciles", func() bool { return rec.Has(harness.Seen(nameA, "after-bad", "member-2")) })
 		if err := os.Remove(bad); err != nil {
 			t.Fatal(err)
 		}
@@ -136,11 +136,11 @@ func TestWatchFollowsFiles(t *testing.T) {
 		writeAtomic(t, one, []byte("apiVersion: v1\nkind: Config\nclusters: {{{\n"))
 		harness.Eventually(t, 0, "the malformed file reported", func() bool { return len(errs.matching(one, "keeping the clusters of its last good version")) > 0 })
 		harness.Consistently(t, quiet, "a still engaged", func() bool { return engaged(nameA) == current })
-		createConfigMap(t, "member-2", ns, "while-malformed")
-		harness.Eventually(t, 0, "a still reconciles", func() bool { return rec.Has(seen(nameA, "while-malformed", "member-2")) })
+		harness.CreateConfigMap(t, fleet, "member-2", ns, "while-malformed")
+		harness.Eventually(t, 0, "a still reconciles", func() bool { return rec.Has(harness.Seen(nameA, "while-malformed", "member-2")) })
 
 		writeAtomic(t, one, kubeconfig(t, map[string]string{"a": "member-2", "c": "member-0"}))
-		harness.Eventually(t, 0, "c reconciled from member-0", func() bool { return rec.Has(seen(nameC, "obj", "member-0")) })
+		harness.Eventually(t, 0, "c reconciled from member-0", func() bool { return rec.Has(harness.Seen(nameC, "obj", "member-0")) })
 		if engaged(nameA) != current {
 			t.Fatal("a was replaced although its context did not change")
 		}
@@ -177,7 +177,7 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeFile(t, explicit, kubeconfig(t, map[string]string{"z": "member-2"}))
-		harness.Eventually(t, 0, "z reconciled from member-2", func() bool { return rec.Has(seen(multicluster.ClusterName(explicit+"+z"), "obj", "member-2")) })
+		harness.Eventually(t, 0, "z reconciled from member-2", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(explicit+"+z"), "obj", "member-2")) })
 	})
 
 	if got, want := p.ClusterNames(), clusterNames(explicit+"+z"); !slices.Equal(got, want) {
@@ -213,17 +213,17 @@ func TestKubernetesVolumeUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aware := newRecorder()
+	aware := harness.NewEngagements()
 	startProvider(t, p, aware)
 	name := multicluster.ClusterName(filepath.Join(dir, "fleet.kubeconfig") + "+k")
 	host := func(member string) string { return harness.Config(t, fleet, member).Host }
-	aware.waitFor(t, harness.DefaultTimeout, "k engaged on member-0", func() bool {
-		cl := aware.cluster(name)
+	aware.WaitFor(t, harness.DefaultTimeout, "k engaged on member-0", func() bool {
+		cl := aware.Cluster(name)
 		return cl != nil && cl.GetConfig().Host == host("member-0")
 	})
 	writeVersion("2", map[string]string{"k": "member-1"})
-	aware.waitFor(t, harness.DefaultTimeout, "k replaced by member-1", func() bool {
-		cl := aware.cluster(name)
+	aware.WaitFor(t, harness.DefaultTimeout, "k replaced by member-1", func() bool {
+		cl := aware.Cluster(name)
 		return cl != nil && cl.GetConfig().Host == host("member-1")
 	})
 }

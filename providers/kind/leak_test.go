@@ -3,7 +3,6 @@ package kind_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -20,32 +19,26 @@ const leakRounds = 20
 // loop, not the engaging workers, nothing of the clusters. Idle keep-alive connections of client-go's shared
 // transports are not the provider's and are ignored.
 func TestNoGoroutineLeaks(t *testing.T) {
-	ns := newNamespace(t, "kind-leak", "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "kind-leak", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	ignore := goleak.IgnoreCurrent()
 
 	lister := newFakeLister()
-	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{inNamespace(ns)}})
-	_, rec, stop := startController(t, p)
+	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
+	_, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	for i := range leakRounds {
 		name := fmt.Sprintf("leak-%d", i)
 		lister.set(t, name, "member-0")
-		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(seen(multicluster.ClusterName(name), "obj", "member-0")) })
+		harness.Eventually(t, 0, name+" reconciled on member-0", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(name), "obj", "member-0")) })
 		lister.set(t, name, "member-1")
-		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(seen(multicluster.ClusterName(name), "obj", "member-1")) })
+		harness.Eventually(t, 0, name+" reconciled on member-1", func() bool { return rec.Has(harness.Seen(multicluster.ClusterName(name), "obj", "member-1")) })
 		lister.remove(name)
 		harness.Eventually(t, 0, name+" gone", func() bool { return len(p.ClusterNames()) == 0 })
 	}
 	stop()
 
-	opts := harness.LeakOptions(ignore)
-	var err error
-	harness.Eventually(t, 30*time.Second, "no goroutine left", func() bool {
-		err = goleak.Find(opts...)
-		return err == nil
-	})
-	if err != nil {
+	if err := harness.EventuallyNoLeak(t, ignore); err != nil {
 		t.Error(err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/kind"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -29,23 +28,23 @@ const fastPoll = 100 * time.Millisecond
 // cluster whose kubeconfig changes (deleted and created again, now on another API server) is replaced, and a
 // deleted one is disengaged: no longer gettable and no longer reconciled.
 func TestDiscovery(t *testing.T) {
-	ns := newNamespace(t, "kind-discovery", "member-0", "member-1", "member-2")
+	ns := harness.NewNamespace(t, fleet, "kind-discovery", "member-0", "member-1", "member-2")
 	for _, member := range []string{"member-0", "member-1", "member-2"} {
-		createConfigMap(t, member, ns, "obj")
+		harness.CreateConfigMap(t, fleet, member, ns, "obj")
 	}
 	lister := newFakeLister()
 	lister.set(t, "dev", "member-0")
-	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{inNamespace(ns)}})
-	mgr, rec, _ := startController(t, p)
+	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
+	mgr, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 
-	harness.Eventually(t, 0, "dev reconciled", func() bool { return rec.Has(seen("dev", "obj", "member-0")) })
+	harness.Eventually(t, 0, "dev reconciled", func() bool { return rec.Has(harness.Seen("dev", "obj", "member-0")) })
 
 	lister.set(t, "staging", "member-1")
-	harness.Eventually(t, 0, "staging reconciled", func() bool { return rec.Has(seen("staging", "obj", "member-1")) })
+	harness.Eventually(t, 0, "staging reconciled", func() bool { return rec.Has(harness.Seen("staging", "obj", "member-1")) })
 
 	lister.set(t, "staging", "member-2")
 	harness.Eventually(t, 0, "staging replaced by a cluster on member-2", func() bool {
-		return rec.Has(seen("staging", "obj", "member-2"))
+		return rec.Has(harness.Seen("staging", "obj", "member-2"))
 	})
 
 	lister.remove("dev")
@@ -53,10 +52,10 @@ func TestDiscovery(t *testing.T) {
 		_, err := mgr.GetCluster(t.Context(), "dev")
 		return errors.Is(err, multicluster.ErrClusterNotFound) && !slices.Contains(p.ClusterNames(), "dev")
 	})
-	createConfigMap(t, "member-0", ns, "after")
-	createConfigMap(t, "member-2", ns, "after")
-	harness.Eventually(t, 0, "staging still reconciled", func() bool { return rec.Has(seen("staging", "after", "member-2")) })
-	if rec.Has(seen("dev", "after", "member-0")) {
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
+	harness.CreateConfigMap(t, fleet, "member-2", ns, "after")
+	harness.Eventually(t, 0, "staging still reconciled", func() bool { return rec.Has(harness.Seen("staging", "after", "member-2")) })
+	if rec.Has(harness.Seen("dev", "after", "member-0")) {
 		t.Error("reconciled an object of dev after it was deleted")
 	}
 	if got := p.ClusterNames(); !slices.Equal(got, []multicluster.ClusterName{"staging"}) {
@@ -66,18 +65,18 @@ func TestDiscovery(t *testing.T) {
 
 // Only clusters whose name starts with Prefix are engaged; their names keep the prefix.
 func TestPrefix(t *testing.T) {
-	ns := newNamespace(t, "kind-prefix", "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "kind-prefix", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	lister := newFakeLister()
 	lister.set(t, "fleet-a", "member-0")
 	lister.set(t, "other", "member-1")
-	p := kind.New(kind.Options{Prefix: "fleet-", Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{inNamespace(ns)}})
-	_, rec, _ := startController(t, p)
+	p := kind.New(kind.Options{Prefix: "fleet-", Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
+	_, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 
-	harness.Eventually(t, 0, "fleet-a reconciled", func() bool { return rec.Has(seen("fleet-a", "obj", "member-0")) })
+	harness.Eventually(t, 0, "fleet-a reconciled", func() bool { return rec.Has(harness.Seen("fleet-a", "obj", "member-0")) })
 	harness.Consistently(t, 2*time.Second, "other left alone", func() bool {
-		return slices.Equal(p.ClusterNames(), []multicluster.ClusterName{"fleet-a"}) && !rec.Has(seen("other", "obj", "member-1"))
+		return slices.Equal(p.ClusterNames(), []multicluster.ClusterName{"fleet-a"}) && !rec.Has(harness.Seen("other", "obj", "member-1"))
 	})
 }
 
@@ -105,9 +104,9 @@ func (b *syncBuffer) String() string {
 // server are reported with the cluster's name (and no credential) and retried, and neither delays a healthy
 // cluster. Once fixed, the broken cluster is engaged at a later poll.
 func TestFaultsAreIsolatedAndRetried(t *testing.T) {
-	ns := newNamespace(t, "kind-faults", "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "obj")
-	createConfigMap(t, "member-1", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "kind-faults", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	const secret = "s3cr3t-token-never-logged"
 	lister := newFakeLister()
 	lister.setListErr(errors.New("cannot connect to the container runtime"))
@@ -125,9 +124,9 @@ current-context: x
 		Lister:           lister,
 		PollInterval:     fastPoll,
 		WaitCacheTimeout: 2 * time.Second,
-		ClusterOptions:   []cluster.Option{inNamespace(ns)},
+		ClusterOptions:   []cluster.Option{harness.InNamespace(ns)},
 	})
-	mgr, rec, _ := startControllerWithoutProvider(t, p)
+	mgr, rec, _ := harness.StartRecordingManager(t, fleet.Host(), getOnly{p}, nil) // the test runs p itself
 	ctx := logf.IntoContext(t.Context(), logs.logger())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, mgr) }()
@@ -137,18 +136,18 @@ current-context: x
 	})
 	lister.setListErr(nil)
 	harness.Eventually(t, 0, "healthy reconciled despite the broken clusters", func() bool {
-		return rec.Has(seen("healthy", "obj", "member-0"))
+		return rec.Has(harness.Seen("healthy", "obj", "member-0"))
 	})
 	harness.Eventually(t, 0, "malformed and unreachable reported by name", func() bool {
 		out := logs.String()
 		return strings.Contains(out, `"cluster"="malformed"`) && strings.Contains(out, `"cluster"="unreachable"`)
 	})
-	if rec.Has(seen("unreachable", "obj", "member-0")) || rec.Has(seen("malformed", "obj", "member-1")) {
+	if rec.Has(harness.Seen("unreachable", "obj", "member-0")) || rec.Has(harness.Seen("malformed", "obj", "member-1")) {
 		t.Error("reconciled an object of a broken cluster")
 	}
 
 	lister.set(t, "malformed", "member-1")
-	harness.Eventually(t, 0, "malformed engaged once fixed", func() bool { return rec.Has(seen("malformed", "obj", "member-1")) })
+	harness.Eventually(t, 0, "malformed engaged once fixed", func() bool { return rec.Has(harness.Seen("malformed", "obj", "member-1")) })
 	if strings.Contains(logs.String(), secret) {
 		t.Errorf("a credential appeared in the logs:\n%s", logs.String())
 	}
@@ -157,14 +156,6 @@ current-context: x
 		t.Fatalf("Run returned early: %v", err)
 	default:
 	}
-}
-
-// startControllerWithoutProvider is startController for a provider the test runs itself: the manager gets a
-// provider that is not runnable, wrapping p's Get and IndexField.
-func startControllerWithoutProvider(t testing.TB, p *kind.Provider) (mcmanager.Manager, *harness.Recorder, func()) {
-	t.Helper()
-	mgr, rec, stop := startController(t, getOnly{p})
-	return mgr, rec, stop
 }
 
 // getOnly hides the provider's Start, so that the manager does not run discovery.

@@ -16,21 +16,21 @@ import (
 // engaged once and reconciled, and Run returns nil when its context ends. If Run was the one running discovery, the
 // manager's start of the provider takes over, so the cluster is reconciled afterwards either way.
 func TestRunWithManagerStartDiscoversOnce(t *testing.T) {
-	ns := newNamespace(t, "kind-run", "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "kind-run", "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	lister := newFakeLister()
 	lister.set(t, "dev", "member-0")
-	p := kind.New(kind.Options{Lister: lister, PollInterval: time.Hour, ClusterOptions: []cluster.Option{inNamespace(ns)}})
+	p := kind.New(kind.Options{Lister: lister, PollInterval: time.Hour, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 
 	runCtx, stopRun := context.WithCancel(t.Context())
 	defer stopRun()
-	mgr, rec, _ := startController(t, p) // the manager starts the provider
+	mgr, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil) // the manager starts the provider
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx, mgr) }()
 
-	harness.Eventually(t, 0, "dev reconciled", func() bool { return rec.Has(seen("dev", "obj", "member-0")) })
+	harness.Eventually(t, 0, "dev reconciled", func() bool { return rec.Has(harness.Seen("dev", "obj", "member-0")) })
 	harness.Consistently(t, 2*time.Second, "kind listed once, dev reconciled once", func() bool {
-		return lister.listCount() == 1 && rec.Count(seen("dev", "obj", "member-0")) == 1
+		return lister.listCount() == 1 && rec.Count(harness.Seen("dev", "obj", "member-0")) == 1
 	})
 
 	stopRun()
@@ -43,6 +43,6 @@ func TestRunWithManagerStartDiscoversOnce(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 	// Discovery goes on (or is taken over by the manager's start of the provider): dev is reconciled.
-	createConfigMap(t, "member-0", ns, "later")
-	harness.Eventually(t, 0, "dev still reconciled", func() bool { return rec.Has(seen("dev", "later", "member-0")) })
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "later")
+	harness.Eventually(t, 0, "dev still reconciled", func() bool { return rec.Has(harness.Seen("dev", "later", "member-0")) })
 }

@@ -68,14 +68,14 @@ func standInCluster(t *testing.T, dir, name, member string) {
 // disengages it when the cluster is deleted.
 func TestDefaultListerWithStandInRuntime(t *testing.T) {
 	dir := standIn(t)
-	ns := newNamespace(t, "kind-standin", "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "kind-standin", "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	standInCluster(t, dir, "dev", "member-0")
 
-	p := kind.New(kind.Options{PollInterval: fastPoll, ClusterOptions: []cluster.Option{inNamespace(ns)}})
-	_, rec, _ := startController(t, p)
+	p := kind.New(kind.Options{PollInterval: fastPoll, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
+	_, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	harness.Eventually(t, 0, "dev reconciled through kind's library", func() bool {
-		return rec.Has(seen("dev", "obj", "member-0"))
+		return rec.Has(harness.Seen("dev", "obj", "member-0"))
 	})
 
 	if err := os.RemoveAll(filepath.Join(dir, "dev")); err != nil {

@@ -1,24 +1,13 @@
 package kind_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
-	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
-	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -102,69 +91,4 @@ func (l *fakeLister) listCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lists
-}
-
-// newNamespace creates a namespace of a unique name in the given members and returns its name.
-func newNamespace(t testing.TB, prefix string, members ...string) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := harness.Client(t, fleet, members[0]).Create(t.Context(), ns); err != nil {
-		t.Fatal(err)
-	}
-	for _, member := range members[1:] {
-		if err := harness.Client(t, fleet, member).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ns.Name
-}
-
-// inNamespace limits a cluster's cache to one namespace, so that tests sharing members do not see each other.
-func inNamespace(ns string) cluster.Option {
-	return func(o *cluster.Options) { o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}} }
-}
-
-func createConfigMap(t testing.TB, member, ns, name string) {
-	t.Helper()
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"member": member},
-	}
-	if err := harness.Client(t, fleet, member).Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// seen is the recorder key of a reconcile of ConfigMap name in cluster, read from member.
-func seen(cluster multicluster.ClusterName, name, member string) string {
-	return cluster.String() + "/" + name + "@" + member
-}
-
-// startController starts a manager of the fleet's host with the provider and a ConfigMap controller that records
-// seen(cluster, name, member) for every ConfigMap it reads. It returns the manager, the recorder and a function that
-// stops the manager (also called when the test ends).
-func startController(t testing.TB, p multicluster.Provider) (mcmanager.Manager, *harness.Recorder, func()) {
-	t.Helper()
-	mgr := harness.NewManager(t, fleet.Host(), p, nil)
-	rec := harness.NewRecorder()
-	err := mcbuilder.ControllerManagedBy(mgr).
-		Named(fmt.Sprintf("kind-%p", rec)).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, nil //nolint:nilerr // deleted: nothing to record
-			}
-			rec.Add(seen(req.ClusterName, req.Name, cm.Data["member"]))
-			return reconcile.Result{}, nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := harness.StartManager(t, t.Context(), mgr)
-	return mgr, rec, stop
 }

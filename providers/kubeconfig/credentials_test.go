@@ -21,10 +21,10 @@ import (
 // a parse error quotes a value), not when the cluster is unreachable. TestMain checks the logs of the whole package
 // run the same way.
 func TestCredentialsNeverLogged(t *testing.T) {
-	ns := uniqueNamespace("kc-creds")
+	ns := harness.UniqueName("kc-creds")
 	dumpOnFailure(t, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 
 	sa, err := fleet.ServiceAccountConfig(quietContext(t), "member-0", ns, "fleet-reader")
 	if err != nil {

@@ -19,10 +19,10 @@ import (
 // reconciled, nor the attempts aborted while their cache was stalled, nor the provider's workers. Stopping the
 // manager then ends the provider's own goroutines too.
 func TestEngageDisengageLeaksNothing(t *testing.T) {
-	ns := uniqueNamespace("kc-leak")
+	ns := harness.UniqueName("kc-leak")
 	dumpOnFailure(t, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	server, ca := stallingProxy(t, "member-0")
 	stalledKubeconfig := tokenKubeconfig(t, server, ca, "stalled-token")
 	beforeManager := goleak.IgnoreCurrent()

@@ -13,6 +13,7 @@ import (
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // The options that trade memory reach every cluster the provider builds: a cache transform in ClusterOptions
@@ -29,11 +30,11 @@ func TestMemoryOptionsReachEveryCluster(t *testing.T) {
 		{name: "own RESTMapper", ownMapper: true, mapperType: "*apiutil.mapper"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := uniqueNamespace("kc-memory")
+			ns := harness.UniqueName("kc-memory")
 			dumpOnFailure(t, ns)
-			createNamespace(t, ns, mcenvtest.HostName, "member-0", "member-1")
-			createConfigMap(t, "member-0", ns, "obj")
-			createConfigMap(t, "member-1", ns, "obj")
+			harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
+			harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+			harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 			opts := []cluster.Option{func(o *cluster.Options) { o.Cache.DefaultTransform = cache.TransformStripManagedFields() }}
 			if tc.ownMapper {
 				opts = append(opts, func(o *cluster.Options) { o.MapperProvider = apiutil.NewDynamicRESTMapper })

@@ -63,11 +63,11 @@ func update(t *testing.T, ns, name string, change func(*corev1.Secret)) {
 // without changing its kubeconfig (nothing happens), pointed at another member (replaced: events now come from the
 // new member only), unlabelled (disengaged), labelled again (engaged), deleted (disengaged).
 func TestSecretLifecycle(t *testing.T) {
-	ns := uniqueNamespace("kc-life")
+	ns := harness.UniqueName("kc-life")
 	dumpOnFailure(t, ns, `"c1"`)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "pre")
-	createConfigMap(t, "member-1", ns, "pre")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "pre")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "pre")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns}, ns)
 	hc := hostClient(t)
 	engaged := func() bool { return slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"c1"}) }
@@ -78,7 +78,7 @@ func TestSecretLifecycle(t *testing.T) {
 	if err := hc.Create(quietContext(t), kubeconfigSecret(ns, "c1", memberKubeconfig(t, "member-0"))); err != nil {
 		t.Fatal(err)
 	}
-	createConfigMap(t, "member-0", ns, "post")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "post")
 	createdToEngaged := measure(t, began, "c1 engaged", engaged)
 	createdToReconciled := measure(t, began, "first reconcile in c1", func() bool { return f.rec.Has("c1/pre=member-0") })
 	f.waitReconciled(t, "c1/post=member-0")
@@ -116,8 +116,8 @@ func TestSecretLifecycle(t *testing.T) {
 		return err == nil && cl.GetConfig().Host == member1Host && engaged()
 	})
 	f.waitReconciled(t, "c1/pre=member-1")
-	createConfigMap(t, "member-0", ns, "stale")
-	createConfigMap(t, "member-1", ns, "after-replace")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "stale")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "after-replace")
 	f.waitReconciled(t, "c1/after-replace=member-1")
 	harness.Consistently(t, quiet, "no reconcile from the replaced member", func() bool {
 		return !f.rec.Has("c1/stale=member-0")
@@ -132,7 +132,7 @@ func TestSecretLifecycle(t *testing.T) {
 			t.Errorf("getting c1 without its label: got %v, want ErrClusterNotFound", err)
 		}
 	}
-	createConfigMap(t, "member-1", ns, "while-unlabelled")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "while-unlabelled")
 	harness.Consistently(t, quiet, "no reconcile while unlabelled", func() bool {
 		return !f.rec.Has("c1/while-unlabelled=member-1")
 	})
@@ -163,11 +163,11 @@ func getErr[T any](_ T, err error) error { return err }
 // retried in a loop, and do not affect the other clusters. A Secret that becomes invalid loses its cluster; one
 // that becomes valid gets one. The namespace comes from POD_NAMESPACE, as Options.Namespace is empty.
 func TestInvalidSecretsRecordEvents(t *testing.T) {
-	ns := uniqueNamespace("kc-invalid")
+	ns := harness.UniqueName("kc-invalid")
 	dumpOnFailure(t, ns)
 	t.Setenv(kubeconfig.PodNamespaceEnv, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	f := startFleetController(t, kubeconfig.Options{}, ns)
 	hc := hostClient(t)
 
@@ -290,10 +290,10 @@ func stallingProxy(t *testing.T, member string) (server string, caData []byte) {
 // minute, a Secret created after the stalled one is engaged within a fraction of a second while the stalled one
 // is still syncing. Deleting the stalled one's Secret aborts its attempt at once.
 func TestSlowClusterBlocksNoOther(t *testing.T) {
-	ns := uniqueNamespace("kc-slow")
+	ns := harness.UniqueName("kc-slow")
 	dumpOnFailure(t, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	// With a field index on ConfigMaps, every cluster has an informer to sync before it is engaged.
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns, WaitCacheTimeout: time.Minute}, ns, withOwnerIndex)
 	hc := hostClient(t)
@@ -333,10 +333,10 @@ func TestSlowClusterBlocksNoOther(t *testing.T) {
 // A cluster whose cache does not sync in time is reported (Warning Event, naming the cluster) and retried; fixing
 // the Secret engages the cluster at once, without waiting for the backoff.
 func TestEngageFailureIsRetried(t *testing.T) {
-	ns := uniqueNamespace("kc-retry")
+	ns := harness.UniqueName("kc-retry")
 	dumpOnFailure(t, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns, WaitCacheTimeout: 300 * time.Millisecond}, ns, withOwnerIndex)
 	hc := hostClient(t)
 

@@ -105,15 +105,15 @@ func TestScriptUsage(t *testing.T) {
 func TestScriptGrantsExactlyTheRules(t *testing.T) {
 	requireTools(t, "bash", "kubectl")
 	var (
-		hubNS    = uniqueNamespace("kc-script")      // the Secrets, in the hub
-		memberNS = uniqueNamespace("kc-script-data") // the objects, in the member
-		saNS     = uniqueNamespace("kc-script-sa")   // the namespaced grant's service account, in the member
-		otherNS  = uniqueNamespace("kc-script-other")
+		hubNS    = harness.UniqueName("kc-script")      // the Secrets, in the hub
+		memberNS = harness.UniqueName("kc-script-data") // the objects, in the member
+		saNS     = harness.UniqueName("kc-script-sa")   // the namespaced grant's service account, in the member
+		otherNS  = harness.UniqueName("kc-script-other")
 	)
 	dumpOnFailure(t, hubNS, `"m0`)
-	createNamespace(t, memberNS, "member-0")
-	createNamespace(t, otherNS, "member-0")
-	createConfigMap(t, "member-0", memberNS, "obj")
+	harness.CreateNamespace(t, fleet, memberNS, "member-0")
+	harness.CreateNamespace(t, fleet, otherNS, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", memberNS, "obj")
 	dir := t.TempDir()
 	hubKubeconfig, memberKubeconfig := filepath.Join(dir, "hub.kubeconfig"), filepath.Join(dir, "member.kubeconfig")
 	if err := fleet.WriteKubeconfig(hubKubeconfig, mcenvtest.HostName); err != nil {
@@ -203,7 +203,7 @@ func TestScriptGrantsExactlyTheRules(t *testing.T) {
 		return err == nil && after != before && after.GetConfig().BearerToken != before.GetConfig().BearerToken &&
 			slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"m0", "m0-ns"})
 	})
-	createConfigMap(t, "member-0", memberNS, "after-rerun")
+	harness.CreateConfigMap(t, fleet, "member-0", memberNS, "after-rerun")
 	f.waitReconciled(t, "m0/after-rerun=member-0")
 
 	secrets := &corev1.SecretList{}

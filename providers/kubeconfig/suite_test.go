@@ -18,20 +18,15 @@ import (
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -199,53 +194,11 @@ func quietContext(t *testing.T) context.Context {
 	return klog.NewContext(t.Context(), logr.Discard())
 }
 
-// runs counts the runs of each test namespace, so that tests can run again (go test -count) against the same
-// fleet: the first run uses the base name, later runs a numbered one.
-var runs = struct {
-	sync.Mutex
-	n map[string]int
-}{n: map[string]int{}}
-
-// uniqueNamespace returns a namespace name starting with base that no earlier run of the package used.
-func uniqueNamespace(base string) string {
-	runs.Lock()
-	defer runs.Unlock()
-	n := runs.n[base]
-	runs.n[base]++
-	if n == 0 {
-		return base
-	}
-	return fmt.Sprintf("%s-%d", base, n)
-}
-
 // shortTimeout bounds waits for what takes well under a second when it works.
 const shortTimeout = 30 * time.Second
 
 // quiet is how long a test watches for something that must not happen, after a fence.
 const quiet = time.Second
-
-// createNamespace creates ns on each named control plane.
-func createNamespace(t *testing.T, ns string, controlPlanes ...string) {
-	t.Helper()
-	for _, name := range controlPlanes {
-		err := harness.Client(t, fleet, name).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("creating namespace %s on %s: %v", ns, name, err)
-		}
-	}
-}
-
-// createConfigMap creates a ConfigMap with data owner=<control plane> on the named control plane.
-func createConfigMap(t *testing.T, controlPlane, ns, name string) {
-	t.Helper()
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"owner": controlPlane},
-	}
-	if err := harness.Client(t, fleet, controlPlane).Create(t.Context(), cm); err != nil {
-		t.Fatalf("creating ConfigMap %s/%s on %s: %v", ns, name, controlPlane, err)
-	}
-}
 
 // memberKubeconfig returns the admin kubeconfig of a member.
 func memberKubeconfig(t *testing.T, member string) []byte {
@@ -274,9 +227,8 @@ func hostClient(t *testing.T) client.Client {
 	return harness.Client(t, fleet, mcenvtest.HostName)
 }
 
-// fleetController is a manager of the host running a kubeconfig provider and a controller of ConfigMaps in ns of
-// every cluster the provider engages, which records "<cluster>/<name>=<data.owner>" for every ConfigMap it reads
-// back from its cluster.
+// fleetController is a manager of the host running a kubeconfig provider and the controller of
+// harness.RecordConfigMaps for the ConfigMaps in ns of every cluster the provider engages.
 type fleetController struct {
 	provider *kubeconfig.Provider
 	mgr      mcmanager.Manager
@@ -293,26 +245,7 @@ func startFleetController(t *testing.T, opts kubeconfig.Options, ns string, setu
 	if err := provider.SetupWithManager(t.Context(), mgr); err != nil {
 		t.Fatal(err)
 	}
-	rec := harness.NewRecorder()
-	err := mcbuilder.ControllerManagedBy(mgr).
-		Named("kubeconfig-test").
-		For(&corev1.ConfigMap{}).
-		WithEventFilter(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == ns })).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, client.IgnoreNotFound(err)
-			}
-			rec.Add(req.ClusterName.String() + "/" + cm.Name + "=" + cm.Data["owner"])
-			return reconcile.Result{}, nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	for _, f := range setup {
 		f(t, mgr)
 	}
@@ -320,12 +253,12 @@ func startFleetController(t *testing.T, opts kubeconfig.Options, ns string, setu
 	return &fleetController{provider: provider, mgr: mgr, rec: rec, stop: stop}
 }
 
-// withOwnerIndex registers a field index on ConfigMaps ("data.owner") through the manager. A cluster's cache then
+// withOwnerIndex registers a field index on ConfigMaps ("data.member") through the manager. A cluster's cache then
 // has an informer to sync before the cluster is engaged, which an unreachable cluster never does.
 func withOwnerIndex(t *testing.T, mgr mcmanager.Manager) {
 	t.Helper()
-	err := mgr.GetFieldIndexer().IndexField(t.Context(), &corev1.ConfigMap{}, "data.owner", func(o client.Object) []string {
-		return []string{o.(*corev1.ConfigMap).Data["owner"]}
+	err := mgr.GetFieldIndexer().IndexField(t.Context(), &corev1.ConfigMap{}, "data.member", func(o client.Object) []string {
+		return []string{o.(*corev1.ConfigMap).Data[harness.MemberKey]}
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -39,9 +39,9 @@ func membersProvider(t *testing.T, members ...string) *clustersprovider.Provider
 // clusters are engaged as <prefix>#<name> and one controller reconciles objects of both, reading each from the
 // right member through mgr.GetCluster.
 func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
-	ns := uniqueNamespace("multi-compose")
-	createNamespace(t, ns, "member-0", "member-1")
-	createConfigMap(t, "member-0", ns, "before", nil)
+	ns := harness.UniqueName("multi-compose")
+	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "before")
 
 	p := multi.New(multi.Options{})
 	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
@@ -51,11 +51,11 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	mgr := newManager(t, p)
-	rec := reconcileRecorder(t, mgr, ns)
+	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	harness.StartManager(t, t.Context(), mgr)
 
-	createConfigMap(t, "member-0", ns, "after", nil)
-	createConfigMap(t, "member-1", ns, "after", nil)
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "after")
 	for _, want := range []string{"a#member-0/before=member-0", "a#member-0/after=member-0", "s#one/after=member-1"} {
 		harness.Eventually(t, shortTimeout, want, func() bool { return rec.Has(want) })
 	}
@@ -80,16 +80,16 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 // created after); removing it disengages them: Get no longer finds them, objects changed afterwards are not
 // reconciled, the provider stops the clusters, and the engage/remove cycle leaves no goroutine behind.
 func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
-	ns := uniqueNamespace("multi-dynamic")
-	createNamespace(t, ns, "member-0", "member-1")
-	createConfigMap(t, "member-1", ns, "present", nil)
+	ns := harness.UniqueName("multi-dynamic")
+	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "present")
 
 	p := multi.New(multi.Options{})
 	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
 		t.Fatal(err)
 	}
 	mgr := newManager(t, p)
-	rec := reconcileRecorder(t, mgr, ns)
+	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	harness.StartManager(t, t.Context(), mgr)
 	fence := 0
 	// fenced creates an object in member-0 (which stays engaged) and waits for its reconcile, so that events sent
@@ -98,7 +98,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 		t.Helper()
 		fence++
 		name := fmt.Sprintf("fence-%d", fence)
-		createConfigMap(t, "member-0", ns, name, nil)
+		harness.CreateConfigMap(t, fleet, "member-0", ns, name)
 		harness.Eventually(t, shortTimeout, name, func() bool { return rec.Has("a#member-0/" + name + "=member-0") })
 	}
 	fenced()
@@ -122,7 +122,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 		})
 		engaged = time.Since(began)
 		created := fmt.Sprintf("created-%d", i)
-		createConfigMap(t, "member-1", ns, created, nil)
+		harness.CreateConfigMap(t, fleet, "member-1", ns, created)
 		for _, want := range []string{clusterName + "/present=member-1", clusterName + "/" + created + "=member-1"} {
 			harness.Eventually(t, shortTimeout, want, func() bool { return rec.Has(want) })
 		}
@@ -146,7 +146,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 		}
 
 		gone := fmt.Sprintf("gone-%d", i)
-		createConfigMap(t, "member-1", ns, gone, nil)
+		harness.CreateConfigMap(t, fleet, "member-1", ns, gone)
 		fenced()
 		harness.Consistently(t, quiet, clusterName+" not reconciled after removal", func() bool {
 			return !rec.Has(clusterName + "/" + gone + "=member-1")
@@ -212,8 +212,8 @@ func (p *foreignProvider) IndexField(ctx context.Context, obj client.Object, fie
 // Removing a provider disengages its clusters even when it engaged them with contexts of its own, which do not end
 // when its Start returns: the multi provider's Aware ties every engaged cluster to the inner provider's context.
 func TestRemoveProviderDisengagesClustersWithForeignContexts(t *testing.T) {
-	ns := uniqueNamespace("multi-foreign")
-	createNamespace(t, ns, "member-0", "member-1")
+	ns := harness.UniqueName("multi-foreign")
+	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
 
 	p := multi.New(multi.Options{})
 	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
@@ -225,22 +225,22 @@ func TestRemoveProviderDisengagesClustersWithForeignContexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	mgr := newManager(t, p)
-	rec := reconcileRecorder(t, mgr, ns)
+	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	harness.StartManager(t, t.Context(), mgr)
 	t.Cleanup(func() {
 		stopCluster()
 		foreign.cluster.waitStopped(t)
 	})
 
-	createConfigMap(t, "member-1", ns, "one", nil)
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "one")
 	harness.Eventually(t, shortTimeout, "f#own reconciled", func() bool { return rec.Has("f#own/one=member-1") })
 
 	p.RemoveProvider("f")
 	if _, err := mgr.GetCluster(t.Context(), "f#own"); !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Errorf("GetCluster after RemoveProvider: got %v, want ErrClusterNotFound", err)
 	}
-	createConfigMap(t, "member-1", ns, "two", nil)
-	createConfigMap(t, "member-0", ns, "fence", nil)
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "two")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "fence")
 	harness.Eventually(t, shortTimeout, "fence reconciled", func() bool { return rec.Has("a#member-0/fence=member-0") })
 	harness.Consistently(t, quiet, "f#own not reconciled after removal", func() bool { return !rec.Has("f#own/two=member-1") })
 }
@@ -287,11 +287,11 @@ func checkIndexes(ctx context.Context, mgr mcmanager.Manager, clusterName, ns st
 // provider and a single provider, each of which registers indexes its own way), each exactly once, so that no
 // "indexer conflict" occurs.
 func TestIndexesReachProvidersAddedBeforeAndAfter(t *testing.T) {
-	ns := uniqueNamespace("multi-index")
-	createNamespace(t, ns, "member-0", "member-1")
+	ns := harness.UniqueName("multi-index")
+	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
 	for _, member := range []string{"member-0", "member-1"} {
-		createConfigMap(t, member, ns, "red-circle", map[string]string{"color": "red", "shape": "circle"})
-		createConfigMap(t, member, ns, "blue-square", map[string]string{"color": "blue", "shape": "square"})
+		harness.CreateConfigMap(t, fleet, member, ns, "red-circle", "color", "red", "shape", "circle")
+		harness.CreateConfigMap(t, fleet, member, ns, "blue-square", "color", "blue", "shape", "square")
 	}
 
 	p := multi.New(multi.Options{})

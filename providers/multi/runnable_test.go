@@ -17,13 +17,13 @@ import (
 // their own prefixes and controller names: each one's Secrets become clusters under its prefix, reconciled by one
 // controller; nothing is engaged under an unprefixed name. Starting an adapted provider a second time fails.
 func TestAsRunnableComposesManagerSetupProviders(t *testing.T) {
-	ns := uniqueNamespace("multi-setup")
-	createNamespace(t, ns, mcenvtest.HostName, "member-0", "member-1")
+	ns := harness.UniqueName("multi-setup")
+	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
 	secretsNS := map[string]string{"east": ns + "-east", "west": ns + "-west"}
-	createNamespace(t, secretsNS["east"], mcenvtest.HostName)
-	createNamespace(t, secretsNS["west"], mcenvtest.HostName)
-	createConfigMap(t, "member-0", ns, "obj", nil)
-	createConfigMap(t, "member-1", ns, "obj", nil)
+	harness.CreateNamespace(t, fleet, secretsNS["east"], mcenvtest.HostName)
+	harness.CreateNamespace(t, fleet, secretsNS["west"], mcenvtest.HostName)
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 
 	p := multi.New(multi.Options{})
 	mgr := newManager(t, p)
@@ -35,7 +35,7 @@ func TestAsRunnableComposesManagerSetupProviders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := reconcileRecorder(t, mgr, ns)
+	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	harness.StartManager(t, t.Context(), mgr)
 
 	hc := harness.Client(t, fleet, mcenvtest.HostName)
