@@ -19,37 +19,27 @@ import (
 // control plane is up. The provider is built first, handed to the manager, and then set up on it, which registers
 // its controller of Cluster objects on the host manager.
 func ExampleNew() {
-	log := ctrl.Log.WithName("capi-example")
-	ctx := ctrl.SetupSignalHandler()
-
 	provider := capi.New(capi.Options{})
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, manager.Options{})
 	if err != nil {
-		log.Error(err, "could not create the manager")
+		ctrl.Log.Error(err, "could not create the manager")
 		os.Exit(1)
 	}
+	// The provider watches Cluster objects with a controller of its own on the host manager.
 	if err := provider.SetupWithManager(mgr); err != nil {
-		log.Error(err, "could not set up the provider")
+		ctrl.Log.Error(err, "could not set up the provider")
 		os.Exit(1)
 	}
-
-	err = mcbuilder.ControllerManagedBy(mgr).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName) // "<namespace>/<name>" of the Cluster object
-			if err != nil {
-				return ctrl.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			return ctrl.Result{}, client.IgnoreNotFound(cl.GetClient().Get(ctx, req.NamespacedName, cm))
-		}))
-	if err != nil {
-		log.Error(err, "could not create controller")
+	workload := mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+		cl, err := mgr.GetCluster(ctx, req.ClusterName) // "<namespace>/<name>" of the Cluster object
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(cl.GetClient().Get(ctx, req.NamespacedName, &corev1.ConfigMap{}))
+	})
+	if err := mcbuilder.ControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(workload); err != nil {
+		ctrl.Log.Error(err, "could not create the controller")
 		os.Exit(1)
 	}
-
-	if err := mgr.Start(ctx); err != nil {
-		log.Error(err, "could not run manager")
-		os.Exit(1)
-	}
+	_ = mgr.Start(ctrl.SetupSignalHandler()) // starts the provider too, which engages the workload clusters
 }

@@ -2,7 +2,8 @@ package clusters_test
 
 import (
 	"context"
-	"os"
+	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,43 +20,35 @@ import (
 // providers do (clusters.NewCluster). Clusters added before the manager starts are engaged when it starts; clusters
 // added later are engaged at once, and Remove disengages them.
 func ExampleNew() {
-	log := ctrl.Log.WithName("clusters-examples")
 	ctx := ctrl.SetupSignalHandler()
-
 	provider := clusters.New()
-
 	for _, name := range []string{"eu-1", "us-2"} {
 		cfg, err := config.GetConfigWithContext(name)
 		if err != nil {
-			log.Error(err, "could not load kubeconfig context", "cluster", name)
-			os.Exit(1)
+			panic(fmt.Sprintf("context %s of the kubeconfig: %v", name, err))
 		}
 		// The provider builds and starts the cluster.
 		if err := provider.AddConfig(ctx, multicluster.ClusterName(name), cfg); err != nil {
-			log.Error(err, "could not add cluster", "cluster", name)
-			os.Exit(1)
+			panic(err)
 		}
 	}
 
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{})
 	if err != nil {
-		log.Error(err, "could not create manager")
-		os.Exit(1)
+		panic(err)
 	}
-
-	err = mcbuilder.ControllerManagedBy(mgr).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			log.Info("Reconciling ConfigMap", "cluster", req.ClusterName, "configmap", req.NamespacedName)
-			return ctrl.Result{}, nil
-		}))
-	if err != nil {
-		log.Error(err, "could not create controller")
-		os.Exit(1)
+	reconcile := func(_ context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+		fmt.Println("ConfigMap", req.NamespacedName, "of", req.ClusterName) // "eu-1" or "us-2"
+		return ctrl.Result{}, nil
 	}
-
+	if err := mcbuilder.ControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(mcreconcile.Func(reconcile)); err != nil {
+		panic(err)
+	}
+	go func() {
+		<-time.After(time.Minute)
+		provider.Remove("us-2") // disengaged everywhere
+	}()
 	if err := mgr.Start(ctx); err != nil {
-		log.Error(err, "could not start manager")
-		os.Exit(1)
+		panic(err)
 	}
 }

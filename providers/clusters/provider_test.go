@@ -10,28 +10,12 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
-
-// fakeCluster is a cluster.Cluster whose cache syncs at once; its Start blocks until its context ends. Other
-// methods panic.
-type fakeCluster struct{ cluster.Cluster }
-
-func (c *fakeCluster) GetCache() cache.Cache { return syncedCache{} }
-
-func (c *fakeCluster) Start(ctx context.Context) error {
-	<-ctx.Done()
-	return nil
-}
-
-// syncedCache is a cache that has always synced.
-type syncedCache struct{ cache.Cache }
-
-func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
 
 // aware records engagements.
 type aware struct {
@@ -67,16 +51,14 @@ func poll(t *testing.T, what string, condition func() bool) {
 
 func TestProviderLifecycle(t *testing.T) {
 	p := clusters.New()
-	early, late := &fakeCluster{}, &fakeCluster{}
+	early, late := &harness.IdleCluster{}, &harness.IdleCluster{}
 
 	if err := p.Add(t.Context(), "early", early); err != nil {
 		t.Fatalf("Add(early) before Start error = %v", err)
 	}
 
 	a := &aware{}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx, a) }()
+	stop := harness.StartProvider(t, p, a)
 
 	poll(t, "early is engaged", func() bool { return a.engagement("early") != nil })
 	if cl, err := p.Get(t.Context(), "early"); err != nil || cl != early {
@@ -93,7 +75,7 @@ func TestProviderLifecycle(t *testing.T) {
 		t.Errorf("ClusterNames() = %q, want early and late", got)
 	}
 
-	if err := p.Add(t.Context(), "late", &fakeCluster{}); err == nil || !strings.Contains(err.Error(), `"late"`) {
+	if err := p.Add(t.Context(), "late", &harness.IdleCluster{}); err == nil || !strings.Contains(err.Error(), `"late"`) {
 		t.Errorf("Add of a present name error = %v, want one naming it", err)
 	}
 
@@ -106,15 +88,7 @@ func TestProviderLifecycle(t *testing.T) {
 		t.Error("removing early ended late's engagement")
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Start() error = %v, want nil", err)
-		}
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("Start() did not return after its context ended")
-	}
+	stop() // fails the test unless Start returns nil
 	poll(t, "late's engagement ends with the provider", func() bool { return a.engagement("late").Err() != nil })
 }
 
@@ -124,7 +98,7 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("cluster-%02d", i)
-		if err := p.Add(t.Context(), multicluster.ClusterName(names[i]), &fakeCluster{}); err != nil {
+		if err := p.Add(t.Context(), multicluster.ClusterName(names[i]), &harness.IdleCluster{}); err != nil {
 			t.Fatalf("Add(%q) error = %v", names[i], err)
 		}
 	}
@@ -142,32 +116,31 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 	})
 }
 
-func TestProviderStartTwice(t *testing.T) {
+// running returns a provider that runs, with a cluster "a" engaged with the returned aware.
+func running(t *testing.T) (*clusters.Provider, *aware) {
 	p := clusters.New()
 	a := &aware{}
-	if err := p.Add(t.Context(), "a", &fakeCluster{}); err != nil {
+	if err := p.Add(t.Context(), "a", &harness.IdleCluster{}); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = p.Start(t.Context(), a) }()
 	poll(t, "the provider runs", func() bool { return a.engagement("a") != nil })
+	return p, a
+}
 
+func TestProviderStartTwice(t *testing.T) {
+	p, a := running(t)
 	if err := p.Start(t.Context(), a); err == nil {
 		t.Error("a second Start while the first runs succeeded")
 	}
 }
 
 func TestProviderAddWithEndedContext(t *testing.T) {
-	p := clusters.New()
-	a := &aware{}
-	if err := p.Add(t.Context(), "a", &fakeCluster{}); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.Start(t.Context(), a) }()
-	poll(t, "the provider runs", func() bool { return a.engagement("a") != nil })
+	p, a := running(t)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := p.Add(ctx, "b", &fakeCluster{}); !errors.Is(err, context.Canceled) {
+	if err := p.Add(ctx, "b", &harness.IdleCluster{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Add with an ended context error = %v, want context.Canceled", err)
 	}
 	if a.engagement("b") != nil {

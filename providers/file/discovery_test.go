@@ -70,7 +70,7 @@ func TestDirectoryWithGlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	aware := harness.NewEngagements()
-	startProvider(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	want := clusterNames(filepath.Join(dir, "a.kubeconfig")+"+m0", filepath.Join(dir, "kubeconfig.yaml")+"+m1")
 	aware.WaitFor(t, harness.DefaultTimeout, "the matching files engaged", func() bool { return slices.Equal(aware.Names(), want) })
 

@@ -95,7 +95,7 @@ func TestChangeAbortsStaleEngagement(t *testing.T) {
 	}
 	rec := harness.NewEngagements()
 	aware := &stuckAware{stuck: harness.Config(t, fleet, "member-0").Host, rec: rec}
-	startProvider(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	harness.Eventually(t, 0, "c being engaged", func() bool { return len(p.ClusterNames()) == 1 })
 
 	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-1"}))
@@ -118,7 +118,7 @@ func TestStartRetriesFailedEngagement(t *testing.T) {
 	errs := &errorRecorder{}
 	p.ErrorHandler = errs.handle
 	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: harness.NewEngagements()}
-	startProvider(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	name := multicluster.ClusterName(path + "+c")
 	aware.rec.WaitFor(t, harness.DefaultTimeout, "c engaged on retry", func() bool { return aware.rec.Cluster(name) != nil })
 	if len(errs.matching(name.String(), "retrying")) != 1 {

@@ -19,45 +19,33 @@ import (
 // every context and then follows the files: clusters come and go as files and contexts do, while the manager runs.
 // The context "eu" of /etc/fleet/prod.kubeconfig is the cluster "/etc/fleet/prod.kubeconfig+eu".
 func ExampleNew() {
-	log := ctrl.Log.WithName("file-example")
-	ctx := ctrl.SetupSignalHandler()
-
 	provider, err := file.New(file.Options{
 		KubeconfigDirs:  []string{"/etc/fleet"},
 		KubeconfigFiles: []string{"/etc/extra/prod.yaml"},
 	})
 	if err != nil {
-		log.Error(err, "invalid provider options")
+		ctrl.Log.Error(err, "invalid provider options")
 		os.Exit(1)
 	}
-
+	eu := provider.ClusterName("/etc/fleet/prod.kubeconfig", "eu")
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{})
 	if err != nil {
-		log.Error(err, "could not create manager")
+		ctrl.Log.Error(err, "could not create the manager")
 		os.Exit(1)
 	}
 	err = mcbuilder.ControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return ctrl.Result{}, err
+		Complete(mcreconcile.Func(func(_ context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+			if req.ClusterName == eu {
+				ctrl.Log.Info("ConfigMap in the context eu of prod.kubeconfig", "configmap", req.NamespacedName)
 			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return ctrl.Result{}, err
-			}
-			log.Info("Reconciling ConfigMap", "cluster", req.ClusterName, "configmap", req.NamespacedName)
 			return ctrl.Result{}, nil
 		}))
-	if err != nil {
-		log.Error(err, "could not create controller")
-		os.Exit(1)
+	if err == nil {
+		err = mgr.Start(ctrl.SetupSignalHandler()) // starts the provider: it engages the contexts, then follows the files
 	}
-
-	if err := mgr.Start(ctx); err != nil {
-		log.Error(err, "manager stopped with an error")
-		os.Exit(1)
+	if err != nil {
+		ctrl.Log.Error(err, "the file example failed")
 	}
 }
 

@@ -28,7 +28,7 @@ func TestLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 	aware := harness.NewEngagements()
-	startProvider(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	data := kubeconfig(t, map[string]string{"c": "member-0"})
 
 	added, removed := make([]time.Duration, 0, latencyRounds), make([]time.Duration, 0, latencyRounds)

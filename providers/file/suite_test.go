@@ -1,20 +1,17 @@
 package file_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -98,30 +95,6 @@ func clusterNames(names ...string) []multicluster.ClusterName {
 		out[i] = multicluster.ClusterName(n)
 	}
 	return out
-}
-
-// startProvider runs p.Start with aware until the test ends, and checks that Start then returns nil. The returned
-// function stops it early and waits for it.
-func startProvider(t *testing.T, p *file.Provider, aware multicluster.Aware) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx, aware) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Start returned %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Errorf("Start did not return within 30s of its context ending")
-			}
-		})
-	}
-	t.Cleanup(stop)
 }
 
 // errorRecorder is an ErrorHandler that records what it is handed.

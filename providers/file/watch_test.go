@@ -214,7 +214,7 @@ func TestKubernetesVolumeUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	aware := harness.NewEngagements()
-	startProvider(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	name := multicluster.ClusterName(filepath.Join(dir, "fleet.kubeconfig") + "+k")
 	host := func(member string) string { return harness.Config(t, fleet, member).Host }
 	aware.WaitFor(t, harness.DefaultTimeout, "k engaged on member-0", func() bool {

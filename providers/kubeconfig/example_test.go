@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -22,7 +21,6 @@ import (
 // The cluster of the Secret "eu-1" is reconciled as "eu-1".
 func Example() {
 	ctx := ctrl.SetupSignalHandler()
-
 	provider := kubeconfig.New(kubeconfig.Options{
 		Namespace: "fleet",
 		RESTOptions: []func(*rest.Config) error{func(cfg *rest.Config) error {
@@ -34,29 +32,21 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	// The provider watches the Secrets with a controller of its own on the host manager.
 	if err := provider.SetupWithManager(ctx, mgr); err != nil {
 		panic(err)
 	}
-
 	err = mcbuilder.ControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).
 		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, client.IgnoreNotFound(err)
-			}
-			fmt.Println("reconciled", req.ClusterName, cm.Namespace, cm.Name)
+			fmt.Println("reconciling", req.NamespacedName, "of the cluster of Secret fleet/"+req.ClusterName.String())
+			fmt.Println("engaged now:", provider.ClusterNames())
 			return reconcile.Result{}, nil
 		}))
-	if err != nil {
-		panic(err)
+	if err == nil {
+		err = mgr.Start(ctx) // starts the provider too, which engages the clusters of the Secrets
 	}
-
-	if err := mgr.Start(ctx); err != nil {
+	if err != nil {
 		panic(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clustersprovider "sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/multi"
@@ -19,18 +20,15 @@ import (
 // Two sources of clusters behind one manager: the clusters of each are reconciled as "<source>#<cluster>".
 func Example() {
 	ctx := ctrl.SetupSignalHandler()
-
 	dev, prod := clustersprovider.New(), clustersprovider.New()
-	// ... dev.Add(ctx, "kind-dev", devCluster); prod.Add(ctx, "eu1", eu1Cluster) ...
+	// ... dev.AddConfig(ctx, "kind-dev", devConfig); prod.AddConfig(ctx, "eu1", eu1Config) ...
 
 	provider := multi.New(multi.Options{}) // clusters are named "dev#kind-dev", "prod#eu1", ...
-	if err := provider.AddProvider("dev", dev); err != nil {
-		panic(err)
+	for name, inner := range map[string]multicluster.Provider{"dev": dev, "prod": prod} {
+		if err := provider.AddProvider(name, inner); err != nil {
+			panic(err)
+		}
 	}
-	if err := provider.AddProvider("prod", prod); err != nil {
-		panic(err)
-	}
-
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{})
 	if err != nil {
 		panic(err)
@@ -42,20 +40,12 @@ func Example() {
 			if err != nil {
 				return reconcile.Result{}, err
 			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return reconcile.Result{}, client.IgnoreNotFound(err)
-			}
-			fmt.Println("reconciled", req.ClusterName, cm.Namespace, cm.Name)
-			return reconcile.Result{}, nil
+			return reconcile.Result{}, client.IgnoreNotFound(cl.GetClient().Get(ctx, req.NamespacedName, &corev1.ConfigMap{}))
 		}))
 	if err != nil {
 		panic(err)
 	}
-
-	if err := mgr.Start(ctx); err != nil {
-		panic(err)
-	}
+	_ = mgr.Start(ctx)
 }
 
 // Inner providers join and leave at any time, before or while the manager runs; leaving disengages all their

@@ -15,6 +15,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/multi"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // fakeCluster is a cluster that is only ever compared by identity.
@@ -145,26 +146,6 @@ func verifyNoLeaks(t *testing.T) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
-}
-
-// startMulti runs p.Start in the background until the test ends, and returns a function that stops it and waits
-// for Start to return.
-func startMulti(t *testing.T, p *multi.Provider, aware multicluster.Aware) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx, aware) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Start returned %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
 }
 
 func TestAddProviderRejectsBadNamesAndDuplicates(t *testing.T) {
@@ -346,7 +327,7 @@ func TestRemoveProviderDisengagesAllItsClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	aware := newRecordingAware()
-	stop := startMulti(t, p, aware)
+	stop := harness.StartProvider(t, p, aware)
 	<-a.engaged
 	if err := p.AddProvider("b", b); err != nil { // added while running: started at once
 		t.Fatal(err)
@@ -400,7 +381,7 @@ func TestEngageSameInstanceReusesTheEngagement(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := newRecordingAware()
-	startMulti(t, p, rec)
+	harness.StartProvider(t, p, rec)
 	aware := <-engaged
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -431,7 +412,7 @@ func TestFailingInnerProviderLosesOnlyItsClusters(t *testing.T) {
 		}
 	}
 	aware := newRecordingAware()
-	startMulti(t, p, aware)
+	harness.StartProvider(t, p, aware)
 	<-good.engaged
 	<-bad.stopped
 	for _, ctx := range aware.contextsOf("bad#x") {

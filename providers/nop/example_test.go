@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -15,38 +14,22 @@ import (
 )
 
 // This example runs a multi-cluster controller in single-cluster mode: with the nop provider there is no fleet,
-// the controller watches the host cluster, and its requests name the host (the empty cluster name). Swapping the
-// provider for a real one turns the same code into a fleet controller.
+// the controller watches the host cluster, and its requests name the host (mcmanager.LocalCluster, the empty
+// cluster name). Swapping the provider for a real one turns the same code into a fleet controller.
 func ExampleNew() {
-	log := ctrl.Log.WithName("nop-examples")
-
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), nop.New(), mcmanager.Options{})
 	if err != nil {
-		log.Error(err, "could not create manager")
 		os.Exit(1)
 	}
-
-	err = mcbuilder.ControllerManagedBy(mgr).
-		For(&corev1.ConfigMap{}).
-		Complete(mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-			cl, err := mgr.GetCluster(ctx, req.ClusterName) // mcmanager.LocalCluster: the host
-			if err != nil {
-				return ctrl.Result{}, err
-			}
-			cm := &corev1.ConfigMap{}
-			if err := cl.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
-				return ctrl.Result{}, client.IgnoreNotFound(err)
-			}
-			log.Info("Reconciling ConfigMap", "cluster", req.ClusterName, "configmap", req.NamespacedName)
-			return ctrl.Result{}, nil
-		}))
-	if err != nil {
-		log.Error(err, "could not create controller")
-		os.Exit(1)
-	}
-
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		log.Error(err, "could not start manager")
+	reconciler := mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+		host, err := mgr.GetCluster(ctx, req.ClusterName) // req.ClusterName == mcmanager.LocalCluster
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, host.GetClient().Get(ctx, req.NamespacedName, &corev1.ConfigMap{})
+	})
+	if mcbuilder.ControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(reconciler) != nil ||
+		mgr.Start(ctrl.SetupSignalHandler()) != nil {
 		os.Exit(1)
 	}
 }

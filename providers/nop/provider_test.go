@@ -2,32 +2,18 @@ package nop_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
-	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/nop"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 func TestGet(t *testing.T) {
-	for _, name := range []multicluster.ClusterName{"a", "", "cluster-1"} {
-		cl, err := nop.New().Get(t.Context(), name)
-		if !errors.Is(err, multicluster.ErrClusterNotFound) {
-			t.Errorf("Get(%q) error = %v, want ErrClusterNotFound", name, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), `"`+name.String()+`"`) {
-			t.Errorf("Get(%q) error %q does not name the cluster", name, err)
-		}
-		if cl != nil {
-			t.Errorf("Get(%q) = %v, want nil", name, cl)
-		}
-	}
+	harness.ExpectNotFound(t, nop.New(), "a", "", "cluster-1")
 }
 
 func TestIndexField(t *testing.T) {
@@ -70,25 +56,13 @@ func (a recordingAware) Engage(_ context.Context, name multicluster.ClusterName,
 
 func TestStartReturnsWhenContextEnds(t *testing.T) {
 	aware := recordingAware{engaged: make(chan string, 1)}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- nop.New().Start(ctx, aware) }()
-
+	stop, done := harness.GoWatched(t, func(ctx context.Context) error { return nop.New().Start(ctx, aware) })
 	select {
-	case err := <-done:
-		t.Fatalf("Start() returned %v before its context ended", err)
+	case <-done:
+		t.Fatal("Start() returned before its context ended")
 	default:
 	}
-
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Start() error = %v, want nil", err)
-		}
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("Start() did not return after its context ended")
-	}
+	stop() // fails the test unless Start returns nil
 	select {
 	case name := <-aware.engaged:
 		t.Errorf("nop provider engaged cluster %q", name)

@@ -9,34 +9,22 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/single"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// fakeCluster is a cluster.Cluster whose field indexer records the fields it indexes; other methods panic.
+// fakeCluster is a harness.IdleCluster whose field indexer records the fields it indexes.
 type fakeCluster struct {
-	cluster.Cluster
+	harness.IdleCluster
 	indexed []string
 	err     error
 }
 
 func (c *fakeCluster) GetFieldIndexer() client.FieldIndexer { return c }
-
-func (c *fakeCluster) GetCache() cache.Cache { return syncedCache{} }
-
-func (c *fakeCluster) Start(ctx context.Context) error {
-	<-ctx.Done()
-	return nil
-}
-
-// syncedCache is a cache that has always synced.
-type syncedCache struct{ cache.Cache }
-
-func (syncedCache) WaitForCacheSync(context.Context) bool { return true }
 
 // aware records engagements and fails them with err.
 type aware struct {
@@ -69,18 +57,7 @@ func TestGet(t *testing.T) {
 		t.Errorf("Get(workload) before Start = (%v, %v), want the cluster", got, err)
 	}
 
-	for _, name := range []multicluster.ClusterName{"other", ""} {
-		got, err := p.Get(t.Context(), name)
-		if !errors.Is(err, multicluster.ErrClusterNotFound) {
-			t.Errorf("Get(%q) error = %v, want ErrClusterNotFound", name, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), `"`+name.String()+`"`) {
-			t.Errorf("Get(%q) error %q does not name the cluster", name, err)
-		}
-		if got != nil {
-			t.Errorf("Get(%q) = %v, want nil", name, got)
-		}
-	}
+	harness.ExpectNotFound(t, p, "other", "")
 }
 
 func TestIndexField(t *testing.T) {
@@ -107,9 +84,7 @@ func TestStart(t *testing.T) {
 	if names := p.ClusterNames(); len(names) != 0 {
 		t.Errorf("ClusterNames() before Start = %v", names)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx, a) }()
+	stop := harness.StartProvider(t, p, a)
 
 	var e engagement
 	select {
@@ -127,15 +102,7 @@ func TestStart(t *testing.T) {
 		t.Errorf("ClusterNames() while engaged = %v, want [workload]", names)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Start() error = %v, want nil", err)
-		}
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("Start() did not return after its context ended")
-	}
+	stop() // fails the test unless Start returns nil
 	if e.ctx.Err() == nil {
 		t.Error("the engagement context outlived the provider")
 	}
