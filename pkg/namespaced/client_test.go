@@ -46,7 +46,7 @@ func TestClientVerbsAreScoped(t *testing.T) {
 	ctx := t.Context()
 	vcl := f.vc.GetClient()
 	// The neighbour has an object of the same name, which the virtual cluster must never see.
-	harness.CreateConfigMap(t, f.host, f.b, "one", map[string]string{"owner": "b"})
+	harness.CreateConfigMapWithClient(t, f.host, f.b, "one", map[string]string{"owner": "b"})
 
 	t.Run("create", func(t *testing.T) {
 		one := harness.ConfigMap(metav1.NamespaceDefault, "one", map[string]string{"owner": "a"})
@@ -304,7 +304,7 @@ func TestClientRefusesOtherNamespaces(t *testing.T) {
 	f := newVerbsFixture(t, "refuse")
 	ctx := t.Context()
 	vcl := f.vc.GetClient()
-	harness.CreateConfigMap(t, f.host, f.b, "theirs", map[string]string{"owner": "b"})
+	harness.CreateConfigMapWithClient(t, f.host, f.b, "theirs", map[string]string{"owner": "b"})
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.b, Name: "pod"},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/image"}}},

@@ -70,7 +70,7 @@ func TestScopedInformerIsolation(t *testing.T) {
 	c := hostClient(t)
 	a, b := harness.UniqueName("inf-a"), harness.UniqueName("inf-b")
 	harness.CreateNamespaces(t, hostClient(t), a, b)
-	harness.CreateConfigMap(t, c, a, "existing", nil)
+	harness.CreateConfigMapWithClient(t, c, a, "existing", nil)
 	host := newHost(t)
 	vcA, vcB := host.NewCluster(a), host.NewCluster(b)
 	infA, infB := scopedInformer(t, vcA, &corev1.ConfigMap{}), scopedInformer(t, vcB, &corev1.ConfigMap{})
@@ -99,8 +99,8 @@ func TestScopedInformerIsolation(t *testing.T) {
 		t.Fatalf("the existing object was not replayed: %v", removedLog.all())
 	}
 
-	harness.CreateConfigMap(t, c, a, "x", nil)
-	harness.CreateConfigMap(t, c, b, "y", nil)
+	harness.CreateConfigMapWithClient(t, c, a, "x", nil)
+	harness.CreateConfigMapWithClient(t, c, b, "y", nil)
 	if err := c.Delete(t.Context(), harness.ConfigMap(a, "x", nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,8 @@ func TestScopedInformerIsolation(t *testing.T) {
 	if err := vcA.GetCache().RemoveInformer(t.Context(), &corev1.ConfigMap{}); err != nil {
 		t.Fatal(err)
 	}
-	harness.CreateConfigMap(t, c, a, "after", nil)
-	harness.CreateConfigMap(t, c, b, "after", nil)
+	harness.CreateConfigMapWithClient(t, c, a, "after", nil)
+	harness.CreateConfigMapWithClient(t, c, b, "after", nil)
 	harness.Eventually(t, harness.ShortWait, "events after the removals", func() bool {
 		return keptLog.has("add default/after") && bLog.has("add default/after")
 	})

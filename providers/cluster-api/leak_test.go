@@ -12,21 +12,17 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// leakRounds is how many Clusters TestNoGoroutineLeaks provisions, rotates and deletes.
-const leakRounds = 10
-
 // Clusters provisioned, given a new kubeconfig and deleted, and one without a kubeconfig (which gets a Warning
 // Event), and then the manager stopped, leave no goroutine behind: not the provider's engaging goroutines, nothing
 // of the clusters, nothing of its controller or of the host manager's event broadcaster. Idle keep-alive
 // connections of client-go's shared transports are not the provider's (harness.SharedGoroutines).
 func TestNoGoroutineLeaks(t *testing.T) {
+	c := hostClient(t)
 	ns := harness.NewNamespace(t, fleet, "capi-leak", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	ignore := goleak.IgnoreCurrent()
 
 	p, _, rec, stop := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
-	c := hostClient(t)
 	broken := createCluster(t, ns, "broken", true)
 	harness.Eventually(t, 0, "a Warning Event on the Cluster without a kubeconfig", func() bool {
 		return warnedAbout(t, ns, "")["broken"]
@@ -59,3 +55,6 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// leakRounds is how many Clusters TestNoGoroutineLeaks provisions, rotates and deletes.
+const leakRounds = 10

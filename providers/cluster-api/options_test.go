@@ -40,8 +40,7 @@ func notEngagedFor(t *testing.T, p *capi.Provider, ns string, d time.Duration, w
 // "<name>-kubeconfig", and leaves Cluster API Clusters alone; a deleted object is disengaged.
 func TestObjectToWatchAnotherKind(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "capi-kind", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	p, _, rec, _ := start(t, capi.Options{
 		ClusterOptions: []cluster.Option{harness.InNamespace(ns)},
 		ObjectToWatch:  &corev1.ConfigMap{},
@@ -154,8 +153,7 @@ func TestIsReady(t *testing.T) {
 // event that passes the predicates selects it.
 func TestPredicates(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "capi-predicates", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	const label = "test.multicluster-runtime.sigs.k8s.io/fleet"
 	selected := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetLabels()[label] == "yes" })
 	p, _, rec, _ := start(t, capi.Options{
@@ -195,8 +193,7 @@ func TestPredicates(t *testing.T) {
 // cluster.
 func TestGetSecretAndNewCluster(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "capi-getsecret", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	errNoAccess := errors.New("no access configured")
 	var mu sync.Mutex
 	built := map[string]string{} // object name -> host of the rest.Config
@@ -224,10 +221,7 @@ func TestGetSecretAndNewCluster(t *testing.T) {
 		},
 	})
 
-	kubeconfig, err := fleet.Kubeconfig("member-0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := harness.Kubeconfig(t, fleet, "member-0")
 	admin := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wl-admin"},
 		Data:       map[string][]byte{"kubeconfig": kubeconfig},

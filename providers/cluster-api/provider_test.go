@@ -20,8 +20,7 @@ import (
 // outright is disengaged too.
 func TestClusterLifecycle(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "capi-life", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	p, mgr, rec, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	name := multicluster.ClusterName(ns + "/wl")
 
@@ -76,8 +75,7 @@ func TestClusterLifecycle(t *testing.T) {
 // broken Cluster is engaged.
 func TestFaultsAreIsolated(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "capi-faults", mcHost, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	const secret = "s3cr3t-token-never-shown"
 	p, _, rec, _ := start(t, capi.Options{
 		ClusterOptions:   []cluster.Option{harness.InNamespace(ns)},

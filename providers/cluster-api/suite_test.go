@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -97,22 +98,13 @@ func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
 	t.Helper()
 	data := raw
 	if member != "" {
-		var err error
-		if data, err = fleet.Kubeconfig(member); err != nil {
-			t.Fatal(err)
-		}
+		data = harness.Kubeconfig(t, fleet, member)
 	}
-	c := hostClient(t)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + capi.KubeconfigSecretSuffix}}
-	err := c.Get(t.Context(), client.ObjectKeyFromObject(secret), secret)
-	secret.Data = map[string][]byte{capi.KubeconfigSecretKey: data}
-	switch {
-	case err == nil:
-		err = c.Update(t.Context(), secret)
-	case client.IgnoreNotFound(err) == nil:
-		err = c.Create(t.Context(), secret)
-	}
-	if err != nil {
+	if _, err := controllerutil.CreateOrUpdate(t.Context(), hostClient(t), secret, func() error {
+		secret.Data = map[string][]byte{capi.KubeconfigSecretKey: data}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,26 +8,19 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // accessEntry is an access-provider entry of type typ reaching member, with an extension for the plugin.
 func accessEntry(t testing.TB, typ, member string) clusterinventoryv1alpha1.CredentialProvider {
 	t.Helper()
-	data, err := fleet.Kubeconfig(member)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := harness.LoadKubeconfig(t, fleet, member)
 	src := kc.Clusters[member]
 	cl := clientcmdv1.Cluster{
 		Server:                   src.Server,

@@ -1,14 +1,12 @@
 package clusterinventoryapi_test
 
 import (
-	"errors"
-	"slices"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -29,24 +27,16 @@ func secretOption() kubeconfigstrategy.Option {
 // setKubeconfigSecret creates or updates the Secret strategy's Secret of profile ns/name: the kubeconfig of member.
 func setKubeconfigSecret(t testing.TB, ns, name, member string) {
 	t.Helper()
-	data, err := fleet.Kubeconfig(member)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := hubClient(t)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-kubeconfig", Labels: map[string]string{
-		kubeconfigstrategy.SecretLabelKeyClusterInventoryConsumer: consumer, //nolint:staticcheck // the deprecated strategy under test
-		kubeconfigstrategy.SecretLabelKeyClusterProfile:           name,     //nolint:staticcheck // the deprecated strategy under test
-	}}}
-	err = c.Get(t.Context(), client.ObjectKeyFromObject(secret), secret)
-	secret.Data = map[string][]byte{kubeconfigstrategy.SecretDataKeyKubeConfig: data} //nolint:staticcheck // the deprecated strategy under test
-	switch {
-	case err == nil:
-		err = c.Update(t.Context(), secret)
-	case client.IgnoreNotFound(err) == nil:
-		err = c.Create(t.Context(), secret)
-	}
-	if err != nil {
+	data := harness.Kubeconfig(t, fleet, member)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-kubeconfig"}}
+	if _, err := controllerutil.CreateOrUpdate(t.Context(), hubClient(t), secret, func() error {
+		secret.Labels = map[string]string{
+			kubeconfigstrategy.SecretLabelKeyClusterInventoryConsumer: consumer, //nolint:staticcheck // the deprecated strategy under test
+			kubeconfigstrategy.SecretLabelKeyClusterProfile:           name,     //nolint:staticcheck // the deprecated strategy under test
+		}
+		secret.Data = map[string][]byte{kubeconfigstrategy.SecretDataKeyKubeConfig: data} //nolint:staticcheck // the deprecated strategy under test
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -57,8 +47,7 @@ func setKubeconfigSecret(t testing.TB, ns, name, member string) {
 // naming it.
 func TestSecretStrategy(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "cip-secret", hub, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	p, mgr, rec, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: secretOption(),
 		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
@@ -76,18 +65,7 @@ func TestSecretStrategy(t *testing.T) {
 	setKubeconfigSecret(t, ns, "prof", "member-1")
 	harness.Eventually(t, 0, string(name)+" replaced by a cluster on member-1", func() bool { return rec.Has(harness.Seen(name, "obj", "member-1")) })
 
-	setReady(t, clp, false)
-	harness.Eventually(t, 0, string(name)+" disengaged when not ready", func() bool {
-		_, err := mgr.GetCluster(t.Context(), name)
-		return errors.Is(err, multicluster.ErrClusterNotFound)
-	})
-	setReady(t, clp, true)
-	harness.Eventually(t, 0, string(name)+" engaged again", func() bool { return slices.Contains(p.ClusterNames(), name) })
-
-	if err := hubClient(t).Delete(t.Context(), clp); err != nil {
-		t.Fatal(err)
-	}
-	harness.Eventually(t, 0, string(name)+" disengaged when deleted", func() bool { return len(namesIn(p, ns)) == 0 })
+	expectReadyThenDeleted(t, p, mgr, clp, name)
 
 	createProfile(t, ns, "nosecret", true)
 	harness.Eventually(t, 0, "a Warning event naming the profile without a Secret", hasWarning(t, ns, "nosecret", "no Secret labelled"))

@@ -12,17 +12,13 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// leakRounds is how many profiles TestNoGoroutineLeaks makes ready, rotates and deletes.
-const leakRounds = 10
-
 // Profiles engaged through a credential plugin, replaced (a new endpoint) and deleted, and then the manager stopped, leave no goroutine behind. Idle keep-alive
 // connections of client-go's shared transports and the stopped hub manager's event broadcaster are not the
 // provider's.
 func TestNoGoroutineLeaks(t *testing.T) {
-	ns := harness.NewNamespace(t, fleet, "cip-leak", hub, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
 	ignore := goleak.IgnoreCurrent()
+	ns := harness.NewNamespace(t, fleet, "cip-leak", hub, "member-0", "member-1")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 
 	p, _, rec, stop := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: accessOption(t, ""),
@@ -55,3 +51,6 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// leakRounds is how many profiles TestNoGoroutineLeaks makes ready, rotates and deletes.
+const leakRounds = 10

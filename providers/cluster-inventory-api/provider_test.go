@@ -1,7 +1,6 @@
 package clusterinventoryapi_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,8 +27,7 @@ import (
 // disengaged; ready again → engaged; deleted → disengaged.
 func TestAccessProviderStrategy(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "cip-access", hub, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	infoFile := filepath.Join(t.TempDir(), "exec-info.json")
 	logs := &logBuffer{}
 	p, mgr, rec, _ := start(t, clusterinventoryapi.Options{
@@ -73,17 +71,7 @@ func TestAccessProviderStrategy(t *testing.T) {
 	setAccessProviders(t, clp, accessEntry(t, "token", "member-1"))
 	harness.Eventually(t, 0, string(good)+" replaced by a cluster on member-1", func() bool { return rec.Has(harness.Seen(good, "obj", "member-1")) })
 
-	setReady(t, clp, false)
-	harness.Eventually(t, 0, string(good)+" disengaged when not ready", func() bool {
-		_, err := mgr.GetCluster(t.Context(), good)
-		return errors.Is(err, multicluster.ErrClusterNotFound)
-	})
-	setReady(t, clp, true)
-	harness.Eventually(t, 0, string(good)+" engaged again", func() bool { return slices.Contains(p.ClusterNames(), good) })
-	if err := hubClient(t).Delete(t.Context(), clp); err != nil {
-		t.Fatal(err)
-	}
-	harness.Eventually(t, 0, string(good)+" disengaged when deleted", func() bool { return !slices.Contains(p.ClusterNames(), good) })
+	expectReadyThenDeleted(t, p, mgr, clp, good)
 
 	out := logs.String()
 	for _, want := range []string{`"Engaged cluster"`, `"cluster":"` + string(good) + `"`, `"Failed to engage cluster; retrying"`, ns + "/broken"} {

@@ -2,6 +2,7 @@ package clusterinventoryapi_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -177,6 +178,24 @@ func startWith(t testing.TB, hubConfig *rest.Config, opts clusterinventoryapi.Op
 	return p, mgr, rec, stop
 }
 
+// expectReadyThenDeleted takes the engaged profile clp through the end of its life: not ready → its cluster name is
+// disengaged (the manager no longer finds it); ready again → engaged; deleted → disengaged.
+func expectReadyThenDeleted(t *testing.T, p *clusterinventoryapi.Provider, mgr mcmanager.Manager,
+	clp *clusterinventoryv1alpha1.ClusterProfile, name multicluster.ClusterName) {
+	t.Helper()
+	setReady(t, clp, false)
+	harness.Eventually(t, 0, string(name)+" disengaged when not ready", func() bool {
+		_, err := mgr.GetCluster(t.Context(), name)
+		return errors.Is(err, multicluster.ErrClusterNotFound)
+	})
+	setReady(t, clp, true)
+	harness.Eventually(t, 0, string(name)+" engaged again", func() bool { return slices.Contains(p.ClusterNames(), name) })
+	if err := hubClient(t).Delete(t.Context(), clp); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 0, string(name)+" disengaged when deleted", func() bool { return !slices.Contains(p.ClusterNames(), name) })
+}
+
 // namesIn returns the provider's clusters whose name starts with prefix: tests share the hub, and a provider sees
 // every namespace.
 func namesIn(p *clusterinventoryapi.Provider, prefix string) []multicluster.ClusterName {
@@ -206,19 +225,10 @@ func warnings(t testing.TB, ns, name string) []string {
 func hasWarning(t testing.TB, ns, name string, what ...string) func() bool {
 	return func() bool {
 		for _, note := range warnings(t, ns, name) {
-			if strings.Contains(note, ns+"/"+name) && containsAll(note, what...) {
+			if strings.Contains(note, ns+"/"+name) && harness.ContainsAll(note, what...) {
 				return true
 			}
 		}
 		return false
 	}
-}
-
-func containsAll(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
 }

@@ -23,13 +23,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// fleet is a host and two members on real control planes, shared by the tests of this package that need them.
-var fleet *mcenvtest.Fleet
-
-func TestMain(m *testing.M) {
-	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2})
-}
-
 // AddConfig and AddOrReplaceConfig build clusters the way the library's providers do (clusters.NewCluster) and
 // engage them, before and after the provider starts: each member's ConfigMap is reconciled under its name, the
 // clusters map kinds through the shared discovery of pkg/restmapper unless the caller's options chose a RESTMapper
@@ -136,3 +129,10 @@ func TestAddConfigRejectsWhatCannotBeBuilt(t *testing.T) {
 
 // deadline bounds every Eventually of this package.
 const deadline = time.Minute
+
+// fleet is a host and two members on real control planes, shared by the tests of this package that need them.
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2})
+}

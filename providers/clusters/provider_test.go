@@ -5,40 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
-
-// aware records engagements.
-type aware struct {
-	mu      sync.Mutex
-	engaged map[multicluster.ClusterName]context.Context
-}
-
-func (a *aware) Engage(ctx context.Context, name multicluster.ClusterName, _ cluster.Cluster) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.engaged == nil {
-		a.engaged = map[multicluster.ClusterName]context.Context{}
-	}
-	a.engaged[name] = ctx
-	return nil
-}
-
-// engagement returns the context the named cluster was engaged with, or nil.
-func (a *aware) engagement(name multicluster.ClusterName) context.Context {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.engaged[name]
-}
 
 func poll(t *testing.T, what string, condition func() bool) {
 	t.Helper()
@@ -57,10 +32,11 @@ func TestProviderLifecycle(t *testing.T) {
 		t.Fatalf("Add(early) before Start error = %v", err)
 	}
 
-	a := &aware{}
+	a := harness.NewEngagements()
 	stop := harness.StartProvider(t, p, a)
 
-	poll(t, "early is engaged", func() bool { return a.engagement("early") != nil })
+	poll(t, "early is engaged", func() bool { return a.Context("early") != nil })
+	earlyCtx := a.Context("early")
 	if cl, err := p.Get(t.Context(), "early"); err != nil || cl != early {
 		t.Errorf("Get(early) = (%v, %v), want the added cluster", cl, err)
 	}
@@ -68,7 +44,8 @@ func TestProviderLifecycle(t *testing.T) {
 	if err := p.Add(t.Context(), "late", late); err != nil {
 		t.Fatalf("Add(late) after Start error = %v", err)
 	}
-	if a.engagement("late") == nil {
+	lateCtx := a.Context("late")
+	if lateCtx == nil {
 		t.Error("Add after Start returned before the cluster was engaged")
 	}
 	if got := p.ClusterNames(); len(got) != 2 || got[0] != "early" || got[1] != "late" {
@@ -80,16 +57,16 @@ func TestProviderLifecycle(t *testing.T) {
 	}
 
 	p.Remove("early")
-	poll(t, "early's engagement ends", func() bool { return a.engagement("early").Err() != nil })
+	poll(t, "early's engagement ends", func() bool { return earlyCtx.Err() != nil })
 	if _, err := p.Get(t.Context(), "early"); !errors.Is(err, multicluster.ErrClusterNotFound) {
 		t.Errorf("Get(early) after Remove error = %v, want ErrClusterNotFound", err)
 	}
-	if a.engagement("late").Err() != nil {
+	if lateCtx.Err() != nil {
 		t.Error("removing early ended late's engagement")
 	}
 
 	stop() // fails the test unless Start returns nil
-	poll(t, "late's engagement ends with the provider", func() bool { return a.engagement("late").Err() != nil })
+	poll(t, "late's engagement ends with the provider", func() bool { return lateCtx.Err() != nil })
 }
 
 func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
@@ -103,12 +80,12 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 		}
 	}
 
-	a := &aware{}
+	a := harness.NewEngagements()
 	go func() { _ = p.Start(t.Context(), a) }()
 
 	poll(t, "every cluster is engaged", func() bool {
 		for _, name := range names {
-			if a.engagement(multicluster.ClusterName(name)) == nil {
+			if a.Context(multicluster.ClusterName(name)) == nil {
 				return false
 			}
 		}
@@ -117,14 +94,14 @@ func TestProviderKeepsEveryClusterAddedBeforeStart(t *testing.T) {
 }
 
 // running returns a provider that runs, with a cluster "a" engaged with the returned aware.
-func running(t *testing.T) (*clusters.Provider, *aware) {
+func running(t *testing.T) (*clusters.Provider, *harness.Engagements) {
 	p := clusters.New()
-	a := &aware{}
+	a := harness.NewEngagements()
 	if err := p.Add(t.Context(), "a", &harness.IdleCluster{}); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = p.Start(t.Context(), a) }()
-	poll(t, "the provider runs", func() bool { return a.engagement("a") != nil })
+	poll(t, "the provider runs", func() bool { return a.Context("a") != nil })
 	return p, a
 }
 
@@ -143,7 +120,7 @@ func TestProviderAddWithEndedContext(t *testing.T) {
 	if err := p.Add(ctx, "b", &harness.IdleCluster{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Add with an ended context error = %v, want context.Canceled", err)
 	}
-	if a.engagement("b") != nil {
+	if a.Context("b") != nil {
 		t.Error("cluster added with an ended context was engaged")
 	}
 }

@@ -20,8 +20,7 @@ import (
 // created after.
 func TestFileWithTwoContexts(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "file-two-contexts", "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "before")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "before")
+	harness.CreateConfigMaps(t, fleet, ns, "before", "member-0", "member-1")
 
 	path := filepath.Join(t.TempDir(), "fleet.yaml")
 	writeFile(t, path, kubeconfig(t, map[string]string{"ctx-a": "member-0", "ctx-b": "member-1"}))
@@ -41,8 +40,7 @@ func TestFileWithTwoContexts(t *testing.T) {
 	if got, want := p.ClusterNames(), []multicluster.ClusterName{nameA, nameB}; !slices.Equal(got, want) {
 		t.Fatalf("clusters %v, want %v", got, want)
 	}
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "after")
+	harness.CreateConfigMaps(t, fleet, ns, "after", "member-0", "member-1")
 	harness.Eventually(t, 0, "objects created after discovery reconciled", func() bool {
 		return rec.Has(harness.Seen(nameA, "after", "member-0")) && rec.Has(harness.Seen(nameB, "after", "member-1"))
 	})
@@ -118,38 +116,20 @@ func TestDefaultSources(t *testing.T) {
 		filepath.Join(home, ".kube", "config"),
 	}, string(os.PathListSeparator)))
 
-	p, err := file.New(file.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	aware := harness.NewEngagements()
-	if err := p.RunOnce(t.Context(), aware); err != nil {
-		t.Fatal(err)
-	}
 	want := clusterNames(
 		filepath.Join(elsewhere, "env.conf")+"+env",
 		filepath.Join(home, ".kube", "config")+"+home",
 		filepath.Join(wd, "kubeconfig.yaml")+"+cwd",
 		filepath.Join(wd, "rel", "relative.conf")+"+rel",
 	)
-	slices.Sort(want)
-	if got := aware.Names(); !slices.Equal(got, want) {
+	if got := defaultsEngaged(t); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
 
 	// Without $KUBECONFIG: ~/.kube/config and the working directory.
 	t.Setenv("KUBECONFIG", "")
-	q, err := file.New(file.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := harness.NewEngagements()
-	if err := q.RunOnce(t.Context(), other); err != nil {
-		t.Fatal(err)
-	}
 	want = clusterNames(filepath.Join(home, ".kube", "config")+"+home", filepath.Join(wd, "kubeconfig.yaml")+"+cwd")
-	slices.Sort(want)
-	if got := other.Names(); !slices.Equal(got, want) {
+	if got := defaultsEngaged(t); !slices.Equal(got, want) {
 		t.Fatalf("engaged %v, want %v", got, want)
 	}
 }
@@ -171,4 +151,19 @@ func TestUnreachableContextDelaysNoOther(t *testing.T) {
 		return rec.Has(harness.Seen(multicluster.ClusterName(path+"+live"), "obj", "member-0"))
 	})
 	t.Logf("reachable member reconciled %s after start, beside an unreachable one", time.Since(began).Round(time.Millisecond))
+}
+
+// defaultsEngaged runs a provider of the default sources once and returns the names of the clusters it engaged,
+// sorted.
+func defaultsEngaged(t *testing.T) []multicluster.ClusterName {
+	t.Helper()
+	p, err := file.New(file.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aware := harness.NewEngagements()
+	if err := p.RunOnce(t.Context(), aware); err != nil {
+		t.Fatal(err)
+	}
+	return aware.Names()
 }

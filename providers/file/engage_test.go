@@ -3,7 +3,6 @@ package file_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -51,12 +49,7 @@ func TestContextsEngageInParallel(t *testing.T) {
 	for i := range n {
 		contexts[fmt.Sprintf("c%d", i)] = fmt.Sprintf("member-%d", i%3)
 	}
-	path := filepath.Join(t.TempDir(), "many.kubeconfig")
-	writeFile(t, path, kubeconfig(t, contexts))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := fileProvider(t, "many.kubeconfig", contexts)
 	aware := &barrierAware{n: n, all: make(chan struct{}), engaged: map[multicluster.ClusterName]bool{}}
 	// Engaged one at a time, the first engagement would wait for this context to end.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -87,12 +80,7 @@ func (s *stuckAware) Engage(ctx context.Context, name multicluster.ClusterName, 
 // A context changed while its previous version is still being engaged does not wait for that engagement: the stale
 // one is aborted and the current one engaged.
 func TestChangeAbortsStaleEngagement(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
-	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-0"}))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, path := fileProvider(t, "fleet.kubeconfig", map[string]string{"c": "member-0"})
 	rec := harness.NewEngagements()
 	aware := &stuckAware{stuck: harness.Config(t, fleet, "member-0").Host, rec: rec}
 	harness.StartProvider(t, p, aware)
@@ -109,12 +97,7 @@ func TestChangeAbortsStaleEngagement(t *testing.T) {
 // A cluster that fails to engage while the provider runs is retried with backoff, without any change of its file,
 // and the failure is reported with the cluster's name.
 func TestStartRetriesFailedEngagement(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
-	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-0"}))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, path := fileProvider(t, "fleet.kubeconfig", map[string]string{"c": "member-0"})
 	errs := &errorRecorder{}
 	p.ErrorHandler = errs.handle
 	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: harness.NewEngagements()}

@@ -14,19 +14,15 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// leakRounds is how many times TestNoGoroutineLeaks adds, replaces and removes a file.
-const leakRounds = 20
-
 // A provider run by a manager with a controller, through many files added, changed and removed, leaves no goroutine
 // behind once the manager has stopped: not its watcher, nor its workers, nor anything of the clusters it engaged.
 // Idle HTTP keep-alive connections of client-go's shared transports are not the provider's and are ignored.
 func TestNoGoroutineLeaks(t *testing.T) {
+	dir := t.TempDir()
 	ns := harness.NewNamespace(t, fleet, "file-leak", "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	ignore := goleak.IgnoreCurrent()
 
-	dir := t.TempDir()
 	p, err := file.New(file.Options{KubeconfigDirs: []string{dir}, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,3 +48,6 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// leakRounds is how many times TestNoGoroutineLeaks adds, replaces and removes a file.
+const leakRounds = 20

@@ -10,28 +10,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
-func TestOptionsValidation(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		opts    Options
-		wantErr string
-	}{
-		{name: "bad glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"[a-"}}, wantErr: `invalid kubeconfig glob "[a-"`},
-		{name: "glob with a path", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"sub/*.yaml"}}, wantErr: "cannot contain a path separator"},
-		{name: "valid", opts: Options{KubeconfigFiles: []string{"/a/config"}, KubeconfigGlobs: []string{"*.conf", "x?[0-9].yaml"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.opts)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
-			}
-		})
-	}
-}
-
 func TestOptionsDefaults(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -64,6 +42,28 @@ func TestOptionsDefaults(t *testing.T) {
 	}
 	if got, want := q.ClusterName("/a", "b"), multicluster.ClusterName("/a#b"); got != want {
 		t.Errorf("ClusterName = %q, want %q", got, want)
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{name: "bad glob", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"[a-"}}, wantErr: `invalid kubeconfig glob "[a-"`},
+		{name: "glob with a path", opts: Options{KubeconfigDirs: []string{"/tmp"}, KubeconfigGlobs: []string{"sub/*.yaml"}}, wantErr: "cannot contain a path separator"},
+		{name: "valid", opts: Options{KubeconfigFiles: []string{"/a/config"}, KubeconfigGlobs: []string{"*.conf", "x?[0-9].yaml"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.opts)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }
 

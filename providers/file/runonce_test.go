@@ -135,12 +135,7 @@ func (f *failOnceAware) Engage(ctx context.Context, name multicluster.ClusterNam
 
 // A cluster that fails to engage makes RunOnce return an error naming it, and the next call tries it again.
 func TestRunOnceRetriesFailuresOnNextCall(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
-	writeFile(t, path, kubeconfig(t, map[string]string{"c": "member-0"}))
-	p, err := file.New(file.Options{KubeconfigFiles: []string{path}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, path := fileProvider(t, "fleet.kubeconfig", map[string]string{"c": "member-0"})
 	aware := &failOnceAware{failed: map[multicluster.ClusterName]bool{}, rec: harness.NewEngagements()}
 	name := multicluster.ClusterName(path + "+c")
 	if err := p.RunOnce(t.Context(), aware); err == nil || !strings.Contains(err.Error(), name.String()) {

@@ -3,7 +3,7 @@ package file_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 
@@ -12,15 +12,9 @@ import (
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
-
-// fleet is shared by the tests of this package: a host and three members. Tests never share a namespace.
-var fleet *mcenvtest.Fleet
-
-func TestMain(m *testing.M) {
-	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 3})
-}
 
 // unreachable names, in kubeconfig, a cluster whose API server does not exist.
 const unreachable = "unreachable"
@@ -40,14 +34,7 @@ func kubeconfig(t testing.TB, contexts map[string]string) []byte {
 			cl = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
 			user = &clientcmdapi.AuthInfo{Token: "unreachable"}
 		} else {
-			data, err := fleet.Kubeconfig(member)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kc, err := clientcmd.Load(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			kc := harness.LoadKubeconfig(t, fleet, member)
 			cl, user = kc.Clusters[member], kc.AuthInfos[member]
 		}
 		out.Clusters[ctxName] = cl
@@ -59,6 +46,19 @@ func kubeconfig(t testing.TB, contexts map[string]string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// fileProvider writes a kubeconfig file named name with the given contexts (see kubeconfig) in a directory of the
+// test, and returns a provider of that file and the file's path.
+func fileProvider(t testing.TB, name string, contexts map[string]string) (*file.Provider, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	writeFile(t, path, kubeconfig(t, contexts))
+	p, err := file.New(file.Options{KubeconfigFiles: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, path
 }
 
 // writeFile writes data to path in place, truncating it first, like os.WriteFile.
@@ -88,12 +88,13 @@ func writeAtomic(t testing.TB, path string, data []byte) {
 	}
 }
 
-// clusterNames converts names to cluster names.
+// clusterNames converts names to cluster names, sorted as providers list them.
 func clusterNames(names ...string) []multicluster.ClusterName {
 	out := make([]multicluster.ClusterName, len(names))
 	for i, n := range names {
 		out[i] = multicluster.ClusterName(n)
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -116,18 +117,16 @@ func (e *errorRecorder) matching(subs ...string) []string {
 	defer e.mu.Unlock()
 	var out []string
 	for _, msg := range e.errs {
-		if containsAll(msg, subs...) {
+		if harness.ContainsAll(msg, subs...) {
 			out = append(out, msg)
 		}
 	}
 	return out
 }
 
-func containsAll(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
+// fleet is shared by the tests of this package: a host and three members. Tests never share a namespace.
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 3})
 }

@@ -83,8 +83,7 @@ func TestWatchFollowsFiles(t *testing.T) {
 			t.Fatal("the unchanged context b was replaced")
 		}
 		// Events of the old member no longer reach a; those of the new one do.
-		harness.CreateConfigMap(t, fleet, "member-0", ns, "after-move")
-		harness.CreateConfigMap(t, fleet, "member-2", ns, "after-move")
+		harness.CreateConfigMaps(t, fleet, ns, "after-move", "member-0", "member-2")
 		harness.Eventually(t, 0, "a reconciles new objects of member-2", func() bool { return rec.Has(harness.Seen(nameA, "after-move", "member-2")) })
 		harness.Consistently(t, quiet, "a ignores member-0", func() bool { return !rec.Has(harness.Seen(nameA, "after-move", "member-0")) })
 	})

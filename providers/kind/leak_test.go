@@ -12,19 +12,15 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// leakRounds is how many kind clusters TestNoGoroutineLeaks creates, replaces and deletes.
-const leakRounds = 20
-
 // Clusters created, replaced and deleted, and then the manager stopped, leave no goroutine behind: not the poll
 // loop, not the engaging workers, nothing of the clusters. Idle keep-alive connections of client-go's shared
 // transports are not the provider's and are ignored.
 func TestNoGoroutineLeaks(t *testing.T) {
+	lister := newFakeLister()
 	ns := harness.NewNamespace(t, fleet, "kind-leak", "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	ignore := goleak.IgnoreCurrent()
 
-	lister := newFakeLister()
 	p := kind.New(kind.Options{Lister: lister, PollInterval: fastPoll, ClusterOptions: []cluster.Option{harness.InNamespace(ns)}})
 	_, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	for i := range leakRounds {
@@ -42,3 +38,6 @@ func TestNoGoroutineLeaks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// leakRounds is how many kind clusters TestNoGoroutineLeaks creates, replaces and deletes.
+const leakRounds = 20

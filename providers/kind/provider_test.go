@@ -52,8 +52,7 @@ func TestDiscovery(t *testing.T) {
 		_, err := mgr.GetCluster(t.Context(), "dev")
 		return errors.Is(err, multicluster.ErrClusterNotFound) && !slices.Contains(p.ClusterNames(), "dev")
 	})
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
-	harness.CreateConfigMap(t, fleet, "member-2", ns, "after")
+	harness.CreateConfigMaps(t, fleet, ns, "after", "member-0", "member-2")
 	harness.Eventually(t, 0, "staging still reconciled", func() bool { return rec.Has(harness.Seen("staging", "after", "member-2")) })
 	if rec.Has(harness.Seen("dev", "after", "member-0")) {
 		t.Error("reconciled an object of dev after it was deleted")
@@ -66,8 +65,7 @@ func TestDiscovery(t *testing.T) {
 // Only clusters whose name starts with Prefix are engaged; their names keep the prefix.
 func TestPrefix(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "kind-prefix", "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	lister := newFakeLister()
 	lister.set(t, "fleet-a", "member-0")
 	lister.set(t, "other", "member-1")
@@ -105,8 +103,7 @@ func (b *syncBuffer) String() string {
 // cluster. Once fixed, the broken cluster is engaged at a later poll.
 func TestFaultsAreIsolatedAndRetried(t *testing.T) {
 	ns := harness.NewNamespace(t, fleet, "kind-faults", "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 	const secret = "s3cr3t-token-never-logged"
 	lister := newFakeLister()
 	lister.setListErr(errors.New("cannot connect to the container runtime"))

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/providers/kind"
@@ -36,22 +35,12 @@ func standIn(t *testing.T) string {
 // member's kubeconfig and its published endpoint the member's address.
 func standInCluster(t *testing.T, dir, name, member string) {
 	t.Helper()
-	data, err := fleet.Kubeconfig(member)
+	data := harness.Kubeconfig(t, fleet, member)
+	u, err := url.Parse(harness.Config(t, fleet, member).Host)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var endpoint string
-	for _, c := range kc.Clusters {
-		u, err := url.Parse(c.Server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		endpoint = u.Host
-	}
+	endpoint := u.Host
 	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -64,31 +64,23 @@ func (l *fakeLister) set(t testing.TB, name, member string) {
 	t.Helper()
 	kc := member
 	if strings.HasPrefix(member, mcenvtest.DefaultMemberNamePrefix) {
-		data, err := fleet.Kubeconfig(member)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kc = string(data)
+		kc = string(harness.Kubeconfig(t, fleet, member))
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.kubeconfigs[name] = kc
+	l.with(func() { l.kubeconfigs[name] = kc })
 }
 
-func (l *fakeLister) remove(name string) {
+// with runs f with the lister locked.
+func (l *fakeLister) with(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.kubeconfigs, name)
+	f()
 }
 
-func (l *fakeLister) setListErr(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.listErr = err
-}
+func (l *fakeLister) remove(name string) { l.with(func() { delete(l.kubeconfigs, name) }) }
 
-func (l *fakeLister) listCount() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lists
+func (l *fakeLister) setListErr(err error) { l.with(func() { l.listErr = err }) }
+
+func (l *fakeLister) listCount() (n int) {
+	l.with(func() { n = l.lists })
+	return n
 }

@@ -21,9 +21,8 @@ import (
 // a parse error quotes a value), not when the cluster is unreachable. TestMain checks the logs of the whole package
 // run the same way.
 func TestCredentialsNeverLogged(t *testing.T) {
-	ns := harness.UniqueName("kc-creds")
+	ns := harness.NewNamespace(t, fleet, "kc-creds", mcenvtest.HostName, "member-0")
 	dumpOnFailure(t, ns)
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
 	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 
 	sa, err := fleet.ServiceAccountConfig(quietContext(t), "member-0", ns, "fleet-reader")
@@ -51,10 +50,10 @@ func TestCredentialsNeverLogged(t *testing.T) {
 	hc := hostClient(t)
 	admin := memberKubeconfig(t, "member-1")
 	secrets := map[string][]byte{
-		"token":             tokenKubeconfig(t, sa.Host, sa.CAData, token),
+		"token":             harness.TokenKubeconfig(t, sa.Host, sa.CAData, token),
 		"client-key":        admin,
 		"token-as-context":  []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\ncurrent-context: %s\nusers:\n- name: u\n  user:\n    token: %s\n", token, token)),
-		"token-unreachable": tokenKubeconfig(t, closedServer(t), nil, token),
+		"token-unreachable": harness.TokenKubeconfig(t, closedServer(t), nil, token),
 		"key-broken-yaml":   append(append([]byte{}, admin...), "\n  - [unterminated: "+token...),
 		"key-unreachable":   []byte(strings.Replace(string(admin), harness.Config(t, fleet, "member-1").Host, closedServer(t), 1)),
 	}

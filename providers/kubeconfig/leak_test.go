@@ -19,12 +19,11 @@ import (
 // reconciled, nor the attempts aborted while their cache was stalled, nor the provider's workers. Stopping the
 // manager then ends the provider's own goroutines too.
 func TestEngageDisengageLeaksNothing(t *testing.T) {
-	ns := harness.UniqueName("kc-leak")
-	dumpOnFailure(t, ns)
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	server, ca := stallingProxy(t, "member-0")
-	stalledKubeconfig := tokenKubeconfig(t, server, ca, "stalled-token")
+	ns := harness.NewNamespace(t, fleet, "kc-leak", mcenvtest.HostName, "member-0")
+	dumpOnFailure(t, ns)
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+	stalledKubeconfig := harness.TokenKubeconfig(t, server, ca, "stalled-token")
 	beforeManager := goleak.IgnoreCurrent()
 
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns, WaitCacheTimeout: time.Minute}, ns, withOwnerIndex)
@@ -65,28 +64,12 @@ func TestEngageDisengageLeaksNothing(t *testing.T) {
 	for i := range cycles {
 		cycle(2 + i)
 	}
-	if err := eventuallyNoLeak(t, ignore); err != nil {
+	if err := harness.EventuallyNoLeak(t, ignore); err != nil {
 		t.Errorf("after %d cycles (baseline %d goroutines, now %d): %v", cycles, baseline, runtime.NumGoroutine(), err)
 	}
 
 	f.stop()
-	if err := eventuallyNoLeak(t, beforeManager); err != nil {
+	if err := harness.EventuallyNoLeak(t, beforeManager); err != nil {
 		t.Errorf("after the manager stopped: %v", err)
 	}
-}
-
-// eventuallyNoLeak waits up to shortTimeout for the goroutines not ignored to end (teardown is asynchronous), and
-// returns goleak's report of those left.
-func eventuallyNoLeak(t *testing.T, ignore goleak.Option) error {
-	t.Helper()
-	opts := harness.LeakOptions(ignore)
-	deadline := time.Now().Add(shortTimeout)
-	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-t.Context().Done():
-			return t.Context().Err()
-		}
-	}
-	return goleak.Find(opts...)
 }

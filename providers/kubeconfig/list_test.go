@@ -48,8 +48,7 @@ func (r *listingRunnable) seen(name multicluster.ClusterName) (listed, engaged b
 // event of the cluster comes later still) finds the cluster in ListClusters: a program that syncs objects to every
 // listed cluster when one joins does not miss the cluster that joined.
 func TestListClustersIncludesAClusterBeingEngaged(t *testing.T) {
-	ns := harness.UniqueName("kc-list")
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName)
+	ns := harness.NewNamespace(t, fleet, "kc-list", mcenvtest.HostName)
 	var runnable *listingRunnable
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns}, ns, func(t *testing.T, mgr mcmanager.Manager) {
 		runnable = &listingRunnable{provider: mgr.GetProvider().(*kubeconfig.Provider), listed: map[multicluster.ClusterName]bool{}}

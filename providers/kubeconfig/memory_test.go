@@ -30,11 +30,9 @@ func TestMemoryOptionsReachEveryCluster(t *testing.T) {
 		{name: "own RESTMapper", ownMapper: true, mapperType: "*apiutil.mapper"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := harness.UniqueName("kc-memory")
+			ns := harness.NewNamespace(t, fleet, "kc-memory", mcenvtest.HostName, "member-0", "member-1")
 			dumpOnFailure(t, ns)
-			harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
-			harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-			harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+			harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 			opts := []cluster.Option{func(o *cluster.Options) { o.Cache.DefaultTransform = cache.TransformStripManagedFields() }}
 			if tc.ownMapper {
 				opts = append(opts, func(o *cluster.Options) { o.MapperProvider = apiutil.NewDynamicRESTMapper })

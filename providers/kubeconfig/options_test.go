@@ -12,11 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 func TestDefaultNamespace(t *testing.T) {
@@ -84,17 +83,7 @@ func TestRedact(t *testing.T) {
 }
 
 func testKubeconfig(t *testing.T) []byte {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://example.invalid:6443"}
-	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "t0ken-ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
-	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	cfg.CurrentContext = "c"
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return harness.TokenKubeconfig(t, "https://example.invalid:6443", nil, "t0ken-ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
 // A Secret's target: its kubeconfig's config, adjusted by RESTOptions in order, a reference to the Secret that

@@ -16,8 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -63,11 +61,9 @@ func update(t *testing.T, ns, name string, change func(*corev1.Secret)) {
 // without changing its kubeconfig (nothing happens), pointed at another member (replaced: events now come from the
 // new member only), unlabelled (disengaged), labelled again (engaged), deleted (disengaged).
 func TestSecretLifecycle(t *testing.T) {
-	ns := harness.UniqueName("kc-life")
+	ns := harness.NewNamespace(t, fleet, "kc-life", mcenvtest.HostName, "member-0", "member-1")
 	dumpOnFailure(t, ns, `"c1"`)
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "pre")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "pre")
+	harness.CreateConfigMaps(t, fleet, ns, "pre", "member-0", "member-1")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns}, ns)
 	hc := hostClient(t)
 	engaged := func() bool { return slices.Equal(f.provider.ListClusters(), []multicluster.ClusterName{"c1"}) }
@@ -239,22 +235,6 @@ func closedServer(t *testing.T) string {
 	return "https://" + addr
 }
 
-// tokenKubeconfig returns a kubeconfig for server, trusting caData (or nothing, when empty), authenticating with
-// token.
-func tokenKubeconfig(t *testing.T, server string, caData []byte, token string) []byte {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData, InsecureSkipTLSVerify: len(caData) == 0}
-	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	cfg.CurrentContext = "c"
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // stallingProxy serves member's API through a TLS proxy that passes every request through with the member's admin
 // credentials, except lists and watches of ConfigMaps across all namespaces, which it holds until the client gives up: a
 // cluster behind it answers discovery but its cache of ConfigMaps never syncs, like a member whose API server is
@@ -290,16 +270,15 @@ func stallingProxy(t *testing.T, member string) (server string, caData []byte) {
 // minute, a Secret created after the stalled one is engaged within a fraction of a second while the stalled one
 // is still syncing. Deleting the stalled one's Secret aborts its attempt at once.
 func TestSlowClusterBlocksNoOther(t *testing.T) {
-	ns := harness.UniqueName("kc-slow")
+	ns := harness.NewNamespace(t, fleet, "kc-slow", mcenvtest.HostName, "member-0")
 	dumpOnFailure(t, ns)
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
 	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	// With a field index on ConfigMaps, every cluster has an informer to sync before it is engaged.
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns, WaitCacheTimeout: time.Minute}, ns, withOwnerIndex)
 	hc := hostClient(t)
 
 	server, ca := stallingProxy(t, "member-0")
-	stalled := kubeconfigSecret(ns, "stalled", tokenKubeconfig(t, server, ca, "stalled-token"))
+	stalled := kubeconfigSecret(ns, "stalled", harness.TokenKubeconfig(t, server, ca, "stalled-token"))
 	if err := hc.Create(quietContext(t), stalled); err != nil {
 		t.Fatal(err)
 	}
@@ -333,14 +312,13 @@ func TestSlowClusterBlocksNoOther(t *testing.T) {
 // A cluster whose cache does not sync in time is reported (Warning Event, naming the cluster) and retried; fixing
 // the Secret engages the cluster at once, without waiting for the backoff.
 func TestEngageFailureIsRetried(t *testing.T) {
-	ns := harness.UniqueName("kc-retry")
+	ns := harness.NewNamespace(t, fleet, "kc-retry", mcenvtest.HostName, "member-0")
 	dumpOnFailure(t, ns)
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0")
 	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns, WaitCacheTimeout: 300 * time.Millisecond}, ns, withOwnerIndex)
 	hc := hostClient(t)
 
-	if err := hc.Create(quietContext(t), kubeconfigSecret(ns, "flaky", tokenKubeconfig(t, closedServer(t), nil, "x"))); err != nil {
+	if err := hc.Create(quietContext(t), kubeconfigSecret(ns, "flaky", harness.TokenKubeconfig(t, closedServer(t), nil, "x"))); err != nil {
 		t.Fatal(err)
 	}
 	event := waitEvent(t, ns, "flaky", kubeconfig.ReasonEngageFailed)

@@ -203,10 +203,7 @@ const quiet = time.Second
 // memberKubeconfig returns the admin kubeconfig of a member.
 func memberKubeconfig(t *testing.T, member string) []byte {
 	t.Helper()
-	data, err := fleet.Kubeconfig(member)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := harness.Kubeconfig(t, fleet, member)
 	return data
 }
 

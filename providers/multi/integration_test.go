@@ -35,18 +35,24 @@ func membersProvider(t *testing.T, members ...string) *clustersprovider.Provider
 	return p
 }
 
-// Two inner providers of different kinds (a clusters provider and a single provider) composed under prefixes: their
-// clusters are engaged as <prefix>#<name> and one controller reconciles objects of both, reading each from the
-// right member through mgr.GetCluster.
-func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
-	ns := harness.UniqueName("multi-compose")
-	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "before")
-
+// withMember0 returns a composed provider with the inner provider "a" of membersProvider's cluster member-0.
+func withMember0(t *testing.T) *multi.Provider {
+	t.Helper()
 	p := multi.New(multi.Options{})
 	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// Two inner providers of different kinds (a clusters provider and a single provider) composed under prefixes: their
+// clusters are engaged as <prefix>#<name> and one controller reconciles objects of both, reading each from the
+// right member through mgr.GetCluster.
+func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
+	ns := harness.NewNamespace(t, fleet, "multi-compose", "member-0", "member-1")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "before")
+
+	p := withMember0(t)
 	if err := p.AddProvider("s", single.New("one", harness.NewCluster(t, fleet, "member-1"))); err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +60,7 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
 	harness.StartManager(t, t.Context(), mgr)
 
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "after")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "after")
+	harness.CreateConfigMaps(t, fleet, ns, "after", "member-0", "member-1")
 	for _, want := range []string{"a#member-0/before=member-0", "a#member-0/after=member-0", "s#one/after=member-1"} {
 		harness.Eventually(t, shortTimeout, want, func() bool { return rec.Has(want) })
 	}
@@ -80,17 +85,11 @@ func TestComposedProvidersEngageUnderPrefixes(t *testing.T) {
 // created after); removing it disengages them: Get no longer finds them, objects changed afterwards are not
 // reconciled, the provider stops the clusters, and the engage/remove cycle leaves no goroutine behind.
 func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
-	ns := harness.UniqueName("multi-dynamic")
-	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
+	ns := harness.NewNamespace(t, fleet, "multi-dynamic", "member-0", "member-1")
 	harness.CreateConfigMap(t, fleet, "member-1", ns, "present")
 
-	p := multi.New(multi.Options{})
-	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
-		t.Fatal(err)
-	}
-	mgr := newManager(t, p)
-	rec := harness.RecordConfigMaps(t, mgr, harness.OfNamespace(ns))
-	harness.StartManager(t, t.Context(), mgr)
+	p := withMember0(t)
+	mgr, rec, _ := harness.StartRecordingManager(t, fleet.Host(), p, nil)
 	fence := 0
 	// fenced creates an object in member-0 (which stays engaged) and waits for its reconcile, so that events sent
 	// before it have been delivered.
@@ -162,16 +161,7 @@ func TestAddAndRemoveProviderWhileRunning(t *testing.T) {
 	engaged, disengaged = cycle(1)
 	t.Logf("second cycle: AddProvider -> cluster engaged %s, RemoveProvider -> disengaged %s", engaged, disengaged)
 
-	opts := harness.LeakOptions(ignore)
-	deadline := time.Now().Add(shortTimeout)
-	for goleak.Find(opts...) != nil && time.Now().Before(deadline) {
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-t.Context().Done():
-			return
-		}
-	}
-	if err := goleak.Find(opts...); err != nil {
+	if err := harness.EventuallyNoLeak(t, ignore); err != nil {
 		t.Errorf("goroutines left after adding and removing a provider (baseline %d, now %d): %v",
 			baseline, runtime.NumGoroutine(), err)
 	}
@@ -212,8 +202,7 @@ func (p *foreignProvider) IndexField(ctx context.Context, obj client.Object, fie
 // Removing a provider disengages its clusters even when it engaged them with contexts of its own, which do not end
 // when its Start returns: the multi provider's Aware ties every engaged cluster to the inner provider's context.
 func TestRemoveProviderDisengagesClustersWithForeignContexts(t *testing.T) {
-	ns := harness.UniqueName("multi-foreign")
-	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
+	ns := harness.NewNamespace(t, fleet, "multi-foreign", "member-0", "member-1")
 
 	p := multi.New(multi.Options{})
 	if err := p.AddProvider("a", membersProvider(t, "member-0")); err != nil {
@@ -287,8 +276,7 @@ func checkIndexes(ctx context.Context, mgr mcmanager.Manager, clusterName, ns st
 // provider and a single provider, each of which registers indexes its own way), each exactly once, so that no
 // "indexer conflict" occurs.
 func TestIndexesReachProvidersAddedBeforeAndAfter(t *testing.T) {
-	ns := harness.UniqueName("multi-index")
-	harness.CreateNamespace(t, fleet, ns, "member-0", "member-1")
+	ns := harness.NewNamespace(t, fleet, "multi-index", "member-0", "member-1")
 	for _, member := range []string{"member-0", "member-1"} {
 		harness.CreateConfigMap(t, fleet, member, ns, "red-circle", "color", "red", "shape", "circle")
 		harness.CreateConfigMap(t, fleet, member, ns, "blue-square", "color", "blue", "shape", "square")

@@ -17,13 +17,11 @@ import (
 // their own prefixes and controller names: each one's Secrets become clusters under its prefix, reconciled by one
 // controller; nothing is engaged under an unprefixed name. Starting an adapted provider a second time fails.
 func TestAsRunnableComposesManagerSetupProviders(t *testing.T) {
-	ns := harness.UniqueName("multi-setup")
-	harness.CreateNamespace(t, fleet, ns, mcenvtest.HostName, "member-0", "member-1")
+	ns := harness.NewNamespace(t, fleet, "multi-setup", mcenvtest.HostName, "member-0", "member-1")
 	secretsNS := map[string]string{"east": ns + "-east", "west": ns + "-west"}
 	harness.CreateNamespace(t, fleet, secretsNS["east"], mcenvtest.HostName)
 	harness.CreateNamespace(t, fleet, secretsNS["west"], mcenvtest.HostName)
-	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
-	harness.CreateConfigMap(t, fleet, "member-1", ns, "obj")
+	harness.CreateConfigMaps(t, fleet, ns, "obj", "member-0", "member-1")
 
 	p := multi.New(multi.Options{})
 	mgr := newManager(t, p)
@@ -40,10 +38,7 @@ func TestAsRunnableComposesManagerSetupProviders(t *testing.T) {
 
 	hc := harness.Client(t, fleet, mcenvtest.HostName)
 	for name, member := range map[string]string{"east": "member-0", "west": "member-1"} {
-		data, err := fleet.Kubeconfig(member)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := harness.Kubeconfig(t, fleet, member)
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: secretsNS[name],

@@ -14,13 +14,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// fleet is shared by the tests of this package: a host and two members. Each test works in namespaces of its own.
-var fleet *mcenvtest.Fleet
-
-func TestMain(m *testing.M) {
-	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2})
-}
-
 // shortTimeout bounds waits for what takes well under a second when it works.
 const shortTimeout = 30 * time.Second
 
@@ -60,4 +53,11 @@ func (c *observedCluster) waitStopped(t *testing.T) {
 	case <-time.After(shortTimeout):
 		t.Fatalf("the cluster was not stopped within %s", shortTimeout)
 	}
+}
+
+// fleet is shared by the tests of this package: a host and two members. Each test works in namespaces of its own.
+var fleet *mcenvtest.Fleet
+
+func TestMain(m *testing.M) {
+	harness.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2})
 }

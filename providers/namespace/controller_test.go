@@ -26,7 +26,7 @@ func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 	c := hostClient(t)
 	pre := harness.UniqueName("ctl-pre")
 	harness.CreateNamespaces(t, c, pre)
-	harness.CreateConfigMap(t, c, pre, "before", map[string]string{"owner": pre})
+	harness.CreateConfigMapWithClient(t, c, pre, "before", map[string]string{"owner": pre})
 
 	mgr, _ := newNamespaceManager(t)
 
@@ -61,7 +61,7 @@ func TestControllerReconcilesObjectsAroundDiscovery(t *testing.T) {
 		name := harness.UniqueName("ctl-new")
 		created = append(created, name)
 		harness.CreateNamespaces(t, hostClient(t), name)
-		harness.CreateConfigMap(t, c, name, "after", map[string]string{"owner": name})
+		harness.CreateConfigMapWithClient(t, c, name, "after", map[string]string{"owner": name})
 	}
 
 	want := make([]string, 0, 1+len(created))

@@ -52,9 +52,9 @@ func TestIndexesAreSharedAndScoped(t *testing.T) {
 	a, b := harness.UniqueName("idx-a"), harness.UniqueName("idx-b")
 	harness.CreateNamespaces(t, c, a, b)
 	for _, ns := range []string{a, b} {
-		harness.CreateConfigMap(t, c, ns, "red-1", map[string]string{"color": "red", "size": "s"})
-		harness.CreateConfigMap(t, c, ns, "red-2", map[string]string{"color": "red", "size": "l"})
-		harness.CreateConfigMap(t, c, ns, "blue", map[string]string{"color": "blue", "size": "s"})
+		harness.CreateConfigMapWithClient(t, c, ns, "red-1", map[string]string{"color": "red", "size": "s"})
+		harness.CreateConfigMapWithClient(t, c, ns, "red-2", map[string]string{"color": "red", "size": "l"})
+		harness.CreateConfigMapWithClient(t, c, ns, "blue", map[string]string{"color": "blue", "size": "s"})
 	}
 
 	mgr, p := newNamespaceManager(t)
@@ -124,8 +124,8 @@ func TestIndexOnTheManagersOwnCluster(t *testing.T) {
 	c := hostClient(t)
 	a := harness.UniqueName("idx-own")
 	harness.CreateNamespaces(t, c, a)
-	harness.CreateConfigMap(t, c, a, "red", map[string]string{"color": "red"})
-	harness.CreateConfigMap(t, c, a, "blue", map[string]string{"color": "blue"})
+	harness.CreateConfigMapWithClient(t, c, a, "red", map[string]string{"color": "red"})
+	harness.CreateConfigMapWithClient(t, c, a, "blue", map[string]string{"color": "blue"})
 
 	local, err := manager.New(fleet.Host(), manager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},

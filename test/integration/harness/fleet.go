@@ -1,9 +1,12 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
@@ -43,4 +46,52 @@ func NewCluster(t testing.TB, fleet *mcenvtest.Fleet, name string, opts ...clust
 		t.Fatalf("cluster for %s: %v", name, err)
 	}
 	return cl
+}
+
+// Kubeconfig returns the self-contained kubeconfig of a member of fleet (envtest.Fleet.Kubeconfig), or fails the
+// test.
+func Kubeconfig(t testing.TB, fleet *mcenvtest.Fleet, name string) []byte {
+	t.Helper()
+	data, err := fleet.Kubeconfig(name)
+	if err != nil {
+		t.Fatalf("kubeconfig of %s: %v", name, err)
+	}
+	return data
+}
+
+// LoadKubeconfig returns the kubeconfig of a member of fleet, loaded (its cluster, user and context are named after
+// the member), or fails the test.
+func LoadKubeconfig(t testing.TB, fleet *mcenvtest.Fleet, name string) *clientcmdapi.Config {
+	t.Helper()
+	kc, err := clientcmd.Load(Kubeconfig(t, fleet, name))
+	if err != nil {
+		t.Fatalf("kubeconfig of %s: %v", name, err)
+	}
+	return kc
+}
+
+// TokenKubeconfig returns a kubeconfig of one context, "c", that reaches server with token, trusting caData (or, if
+// it is empty, skipping TLS verification).
+func TokenKubeconfig(t testing.TB, server string, caData []byte, token string) []byte {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData, InsecureSkipTLSVerify: len(caData) == 0}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "c"
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// ContainsAll reports whether s contains every one of subs.
+func ContainsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

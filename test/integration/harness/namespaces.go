@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -19,11 +18,6 @@ import (
 
 // ShortWait bounds what happens at once on a healthy system; generous for a loaded 2-core machine.
 const ShortWait = 30 * time.Second
-
-// UniqueName returns a name for a test's namespace or object: prefix, a dash and a random suffix.
-func UniqueName(prefix string) string {
-	return prefix + "-" + rand.String(5)
-}
 
 // RunCluster starts cl and runs it until the test ends; the test then waits for it to stop.
 func RunCluster(t testing.TB, cl cluster.Cluster) {
@@ -82,8 +76,8 @@ func ConfigMap(ns, name string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
 }
 
-// CreateConfigMap creates a ConfigMap through c or fails the test.
-func CreateConfigMap(t testing.TB, c client.Client, ns, name string, data map[string]string) {
+// CreateConfigMapWithClient creates a ConfigMap through c or fails the test.
+func CreateConfigMapWithClient(t testing.TB, c client.Client, ns, name string, data map[string]string) {
 	t.Helper()
 	if err := c.Create(t.Context(), ConfigMap(ns, name, data)); err != nil {
 		t.Fatalf("creating configmap %s/%s: %v", ns, name, err)

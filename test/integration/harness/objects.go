@@ -73,6 +73,15 @@ func CreateConfigMap(t testing.TB, fleet *mcenvtest.Fleet, controlPlane, ns, nam
 	}
 }
 
+// CreateConfigMaps creates ConfigMap ns/name on each of the named control planes of fleet, as CreateConfigMap
+// does.
+func CreateConfigMaps(t testing.TB, fleet *mcenvtest.Fleet, ns, name string, controlPlanes ...string) {
+	t.Helper()
+	for _, cp := range controlPlanes {
+		CreateConfigMap(t, fleet, cp, ns, name)
+	}
+}
+
 // InNamespace restricts the cache of a cluster to namespace ns, so that tests sharing a fleet see only their own
 // objects.
 func InNamespace(ns string) cluster.Option {
