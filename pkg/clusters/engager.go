@@ -202,10 +202,7 @@ func (e *Engager) Remove(name multicluster.ClusterName) {
 // other name the engager wants or has is removed (Remove). It suits a provider that reads its whole source at
 // once, such as a directory of kubeconfig files.
 func (e *Engager) WantOnly(desired map[multicluster.ClusterName]Target) {
-	for name, t := range desired {
-		t.Config = rest.CopyConfig(t.Config)
-		desired[name] = t
-	}
+	desired = copyTargets(desired)
 	e.mu.Lock()
 	outcomes := e.wantOnlyLocked(desired)
 	r := e.run
@@ -242,10 +239,7 @@ func (e *Engager) Start(ctx context.Context, aware multicluster.Aware) error {
 // engaged by RunOnce live until ctx ends or a later call removes or replaces them. It returns an error at once if
 // Start or RunOnce is running.
 func (e *Engager) RunOnce(ctx context.Context, aware multicluster.Aware, desired map[multicluster.ClusterName]Target) error {
-	for name, t := range desired {
-		t.Config = rest.CopyConfig(t.Config)
-		desired[name] = t
-	}
+	desired = copyTargets(desired)
 	r := &engageRun{ctx: ctx, aware: aware, log: e.logger(ctx), once: true}
 	e.mu.Lock()
 	if e.run != nil {
@@ -291,6 +285,16 @@ func (e *Engager) ClusterNames() []multicluster.ClusterName {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// copyTargets returns a copy of desired whose targets have copies of their configs.
+func copyTargets(desired map[multicluster.ClusterName]Target) map[multicluster.ClusterName]Target {
+	out := make(map[multicluster.ClusterName]Target, len(desired))
+	for name, t := range desired {
+		t.Config = rest.CopyConfig(t.Config)
+		out[name] = t
+	}
+	return out
 }
 
 // logger is the logger of a run started with ctx.

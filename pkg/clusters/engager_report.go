@@ -45,7 +45,7 @@ func (e *Engager) reportOne(r *engageRun, o Outcome) {
 			verb = "Replaced"
 		}
 		log.Info(verb+" cluster", append(kv, "duration", o.Duration.Round(time.Millisecond))...)
-		e.event(o.Target, corev1.EventTypeNormal, ReasonEngaged, "%s cluster %q%s", verb, o.Name, from(o.Target))
+		e.eventf(o.Target, corev1.EventTypeNormal, ReasonEngaged, "%s cluster %q%s", verb, o.Name, from(o.Target))
 	case OutcomeFailed:
 		msg, retry := "Failed to engage cluster", ""
 		if o.RetryIn > 0 {
@@ -54,7 +54,7 @@ func (e *Engager) reportOne(r *engageRun, o Outcome) {
 			retry = fmt.Sprintf(", retrying in %s", o.RetryIn.Round(time.Second))
 		}
 		e.handleError(log, o.Err, msg, kv...)
-		e.event(o.Target, corev1.EventTypeWarning, ReasonEngageFailed, "Failed to engage cluster %q%s%s: %v", o.Name,
+		e.eventf(o.Target, corev1.EventTypeWarning, ReasonEngageFailed, "Failed to engage cluster %q%s%s: %v", o.Name,
 			from(o.Target), retry, o.Err)
 	case OutcomeRemoved:
 		log.Info("Disengaged cluster", kv...)
@@ -73,8 +73,8 @@ func (e *Engager) handleError(log logr.Logger, err error, msg string, keysAndVal
 	log.Error(err, msg, keysAndValues...)
 }
 
-// event records an Event about engaging a target's cluster on the target's object, if it has one.
-func (e *Engager) event(t Target, eventType, reason, format string, args ...any) {
+// eventf records an Event about engaging a target's cluster on the target's object, if it has one.
+func (e *Engager) eventf(t Target, eventType, reason, format string, args ...any) {
 	if t.Object != nil {
 		e.Eventf(t.Object, eventType, reason, ActionEngage, format, args...)
 	}

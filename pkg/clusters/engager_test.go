@@ -561,3 +561,68 @@ func TestEngagerEventsAndErrors(t *testing.T) {
 		t.Errorf("the reported error %v does not unwrap to its cause", err)
 	}
 }
+
+// What the engager keeps per idle cluster, beside the cluster itself and its entry in the set: measured with 2,000
+// fake clusters engaged through the engager and through the set alone (Clusters.Add), the difference of the live
+// heap per cluster stays small, and no goroutine of the engager is left (see TestEngagerIdleClustersHaveNoWorker).
+func TestEngagerCostPerIdleCluster(t *testing.T) {
+	const n = 2000
+	heap := func() int64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	name := func(i int) multicluster.ClusterName { return multicluster.ClusterName(fmt.Sprintf("c%05d", i)) }
+
+	set := clusters.New[cluster.Cluster]()
+	aware := &countingAware{}
+	before := heap()
+	for i := range n {
+		if err := set.Add(t.Context(), name(i), &harness.IdleCluster{}, aware); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bySet := heap() - before
+
+	e := clusters.NewEngager(clusters.EngagerOptions{NewCluster: func(context.Context, multicluster.ClusterName, clusters.Target, ...cluster.Option) (cluster.Cluster, error) {
+		return &harness.IdleCluster{}, nil
+	}})
+	counted := &countingAware{}
+	stop := harness.StartProvider(t, e, counted)
+	before = heap()
+	cfg := &rest.Config{Host: "https://idle"}
+	for i := range n {
+		e.Want(name(i), clusters.Target{Config: cfg})
+	}
+	harness.Eventually(t, 0, "every cluster engaged", func() bool { return counted.count() == n })
+	byEngager := heap() - before
+	perCluster := (byEngager - bySet) / n
+	t.Logf("heap per idle cluster: %d B through the set alone, %d B through the engager (%+d B)",
+		bySet/n, byEngager/n, perCluster)
+	if perCluster > 8<<10 {
+		t.Errorf("the engager keeps %d B per idle cluster beside the set's entry, want under 8 KiB", perCluster)
+	}
+	stop()
+	runtime.KeepAlive(&set)
+}
+
+// countingAware counts engagements.
+type countingAware struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (a *countingAware) Engage(context.Context, multicluster.ClusterName, cluster.Cluster) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	return nil
+}
+
+func (a *countingAware) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
