@@ -45,7 +45,7 @@ func TestFileWithTwoContexts(t *testing.T) {
 		return rec.Has(harness.Seen(nameA, "after", "member-0")) && rec.Has(harness.Seen(nameB, "after", "member-1"))
 	})
 	for key := range rec.Keys() {
-		if !strings.HasPrefix(key, nameA.String()+"|") && !strings.HasPrefix(key, nameB.String()+"|") {
+		if !strings.HasPrefix(key, nameA.String()+"/") && !strings.HasPrefix(key, nameB.String()+"/") {
 			t.Errorf("reconciled under an unexpected name: %s", key)
 		}
 	}
