@@ -18,8 +18,8 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -97,7 +97,7 @@ func TestReconcilesProvisionedWorkloadClusters(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig})
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hostKubeconfig})
 
 	want := `ConfigMap default/capi-example in cluster "workloads/east"`
 	harness.Eventually(t, 0, want, func() bool { return strings.Contains(p.Output(), want) })

@@ -19,8 +19,8 @@ import (
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -113,7 +113,7 @@ func TestReachesProfilesWithAccessProviders(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hubKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-"+access.ProviderFileFlag, providerFile)
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-"+access.ProviderFileFlag, providerFile)
 
 	p.WaitFor(t, `"msg":"Engaged cluster"`)
 	p.WaitFor(t, `"cluster":"inventory/east"`)

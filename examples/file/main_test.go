@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -32,7 +32,7 @@ func TestReconcilesClustersOfKubeconfigFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-kubeconfig-dirs", dir)
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-kubeconfig-dirs", dir)
 	member := filepath.Join(dir, "east.kubeconfig")
 	if err := fleet.WriteKubeconfig(member, "member-0"); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -68,7 +68,7 @@ func TestRunsAgainstAKindCluster(t *testing.T) {
 	run := func(t *testing.T, bin string, logged func(output string) bool) {
 		clustersDir := filepath.Join(t.TempDir(), "clusters")
 		standInCluster(t, clustersDir, "dev", "member-0")
-		p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig,
+		p := program.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig,
 			"PATH=" + standInBin + string(os.PathListSeparator) + os.Getenv("PATH"),
 			"KIND_STANDIN_DIR=" + clustersDir,
 			"KIND_EXPERIMENTAL_PROVIDER="})
@@ -77,7 +77,7 @@ func TestRunsAgainstAKindCluster(t *testing.T) {
 	}
 
 	t.Run("main", func(t *testing.T) {
-		run(t, exampletest.Build(t), func(out string) bool {
+		run(t, program.Build(t), func(out string) bool {
 			for line := range strings.Lines(out) {
 				if strings.Contains(line, "ConfigMap found") && strings.Contains(line, `"cluster": "dev"`) &&
 					strings.Contains(line, `"namespace": "default"`) && strings.Contains(line, `"name": "kind-example"`) {
@@ -88,7 +88,7 @@ func TestRunsAgainstAKindCluster(t *testing.T) {
 		})
 	})
 	t.Run("readme", func(t *testing.T) {
-		run(t, exampletest.BuildPackage(t, "./readme"), func(out string) bool {
+		run(t, program.BuildPackage(t, "./readme"), func(out string) bool {
 			return strings.Contains(out, `ConfigMap default/kind-example in cluster "dev"`)
 		})
 	})

@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -40,7 +40,7 @@ func TestReconcilesAcrossComposedProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-fleet-kubeconfig", fleetKubeconfig)
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-fleet-kubeconfig", fleetKubeconfig)
 	p.WaitFor(t, `ConfigMap default/in-a-namespace in cluster "team#team-a"`)
 	p.WaitFor(t, `ConfigMap default/in-a-member in cluster "kube#member-0"`)
 	p.Interrupt(t)

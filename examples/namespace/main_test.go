@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -39,7 +39,7 @@ func TestReconcilesEveryNamespaceAsACluster(t *testing.T) {
 	if err := fleet.WriteKubeconfig(kubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + kubeconfig})
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + kubeconfig})
 
 	for _, team := range teams {
 		harness.Eventually(t, 0, team+"/app-config-seen written", func() bool {

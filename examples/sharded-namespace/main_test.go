@@ -17,8 +17,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/pkg/manager/coordinator/sharded"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -96,10 +96,10 @@ func TestReplicasSplitTheNamespaces(t *testing.T) {
 		}
 	}
 
-	bin := exampletest.Build(t)
-	replicas := map[string]*exampletest.Process{}
+	bin := program.Build(t)
+	replicas := map[string]*program.Process{}
 	for _, id := range []string{"r-0", "r-1", "r-2"} {
-		replicas[id] = exampletest.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig},
+		replicas[id] = program.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig},
 			"-peer-id", id, "-fence-namespace", "sharded-namespace",
 			"-lease-duration", "4s", "-lease-renew", "1s", "-probe", "500ms")
 	}

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -47,16 +47,16 @@ func TestUniformReconcilerInBothModes(t *testing.T) {
 	if err := fleet.WriteKubeconfig(fleetKubeconfig, "member-0", "member-1"); err != nil {
 		t.Fatal(err)
 	}
-	bin := exampletest.Build(t)
+	bin := program.Build(t)
 
-	p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig}, "-fleet-kubeconfig", fleetKubeconfig)
+	p := program.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig}, "-fleet-kubeconfig", fleetKubeconfig)
 	p.WaitFor(t, `ConfigMap default/uniform in cluster "member-0" has 1 keys`)
 	p.WaitFor(t, `ConfigMap default/uniform in cluster "member-1" has 2 keys`)
 	harness.Eventually(t, 0, "annotated in member-0", annotated(t, "member-0", "default", "uniform", "1"))
 	harness.Eventually(t, 0, "annotated in member-1", annotated(t, "member-1", "default", "uniform", "2"))
 	p.Interrupt(t)
 
-	single := exampletest.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig}, "-single")
+	single := program.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig}, "-single")
 	single.WaitFor(t, `ConfigMap default/uniform in cluster "" has 3 keys`)
 	harness.Eventually(t, 0, "annotated in the host", annotated(t, mcenvtest.HostName, "default", "uniform", "3"))
 	single.Interrupt(t)

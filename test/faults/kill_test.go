@@ -24,14 +24,14 @@ const (
 )
 
 // A member's kube-apiserver is killed (SIGKILL) and restarted on the same address after 10 s, while writers update
-// objects in every member and both managers (file provider, kubeconfig-Secret provider) reconcile them:
+// objects in every member and every manager of startEveryManager (file provider, kubeconfig-Secret provider, clusters
+// added with AddConfig) reconciles them:
 //
 //   - the other members' write-to-reconcile latency stays within 2x of what it was before the fault, or under 1 s;
 //   - every informer of the member's cluster delivers again within resumeBound of the API server being ready;
 //   - every object reaches the reconcilers in its final state, and no manager stops.
 func TestMemberKilled(t *testing.T) {
-	file, secret := startManagers(t, rig.ManagerOptions{})
-	managers := []*rig.Manager{file, secret}
+	managers := startEveryManager(t, rig.ManagerOptions{})
 	_, stopWriters := startWriters(t, 1, members, managers...)
 
 	setPhase(managers, "unloaded")
@@ -57,7 +57,7 @@ func TestMemberKilled(t *testing.T) {
 	hold(t, afterRestart)
 	stopWriters()
 	took := waitConverged(t, members, managers...)
-	figures.addf(t, "final state of every object of every member seen by both managers %s after the writers stopped; 0 lost", took.Round(time.Millisecond))
+	figures.addf(t, "final state of every object of every member seen by every manager %s after the writers stopped; 0 lost", took.Round(time.Millisecond))
 
 	for _, m := range managers {
 		checkHealthyLatency(t, m, "outage")

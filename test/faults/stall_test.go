@@ -25,8 +25,7 @@ const (
 //   - every informer of the member's cluster delivers again within stallResumeBound of the API server continuing;
 //   - every object reaches the reconcilers in its final state, and no manager stops.
 func TestMemberStalled(t *testing.T) {
-	file, secret := startManagers(t, rig.ManagerOptions{})
-	managers := []*rig.Manager{file, secret}
+	managers := startEveryManager(t, rig.ManagerOptions{})
 	_, stopWriters := startWriters(t, 2, members, managers...)
 
 	setPhase(managers, "unloaded")
@@ -58,7 +57,7 @@ func TestMemberStalled(t *testing.T) {
 	hold(t, afterRestart)
 	stopWriters()
 	took := waitConverged(t, members, managers...)
-	figures.addf(t, "final state of every object of every member seen by both managers %s after the writers stopped; 0 lost", took.Round(time.Millisecond))
+	figures.addf(t, "final state of every object of every member seen by every manager %s after the writers stopped; 0 lost", took.Round(time.Millisecond))
 
 	for _, m := range managers {
 		checkHealthyLatency(t, m, "stall")

@@ -133,14 +133,36 @@ func startManagers(t *testing.T, opts rig.ManagerOptions) (file, secret *rig.Man
 		t.Fatal(err)
 	}
 	stopAtEnd(t, secret)
-	for _, m := range []*rig.Manager{file, secret} {
+	waitEngaged(t, file, secret)
+	return file, secret
+}
+
+// startEveryManager starts the managers of startManagers and, beside them, one of the clusters provider whose
+// clusters were added with AddConfig (the README's path), and waits until each has engaged every member: the
+// managers whose resumption after a fault the suite compares.
+func startEveryManager(t *testing.T, opts rig.ManagerOptions) []*rig.Manager {
+	t.Helper()
+	file, secret := startManagers(t, opts)
+	config, err := r.StartConfigManager(t.Context(), opts, members...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, config)
+	managers := []*rig.Manager{file, secret, config}
+	waitEngaged(t, managers[2:]...)
+	return managers
+}
+
+// waitEngaged waits until every manager has engaged every member.
+func waitEngaged(t *testing.T, managers ...*rig.Manager) {
+	t.Helper()
+	for _, m := range managers {
 		for _, member := range members {
 			eventually(t, waitTimeout, fmt.Sprintf("%s manager engages %s", m.Provider, member), func() bool {
 				return m.Engaged(t.Context(), member)
 			})
 		}
 	}
-	return file, secret
 }
 
 // stopAtEnd stops the manager when the test ends and fails the test if it stopped with an error, or before.

@@ -152,7 +152,7 @@ func virtualClusters(cfg *rest.Config, run string) (cluster.Cluster, error) {
 // sets a MapperProvider (ownRESTMapper) replaces the shared discovery, one that sets Cache.NewInformer the informers.
 func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (cluster.Cluster, error) {
 	all := make([]cluster.Option, 0, len(opts)+3)
-	all = append(all, func(o *cluster.Options) { inNamespace(&o.Cache, ns) })
+	all = append(all, inNamespaceOption(ns))
 	all = append(all, opts...)
 	return cluster.New(cfg, append(all, informer.ClusterOption(), restmapper.ClusterOption())...)
 }
@@ -164,6 +164,11 @@ func separateCluster(cfg *rest.Config, ns string, opts ...cluster.Option) (clust
 // controller-runtime's multi-namespace cache, which runs two more goroutines per cluster.
 func inNamespace(o *cache.Options, ns string) {
 	o.DefaultFieldSelector = fields.OneTermEqualSelector("metadata.namespace", ns)
+}
+
+// inNamespaceOption is the cluster option of inNamespace.
+func inNamespaceOption(ns string) cluster.Option {
+	return func(o *cluster.Options) { inNamespace(&o.Cache, ns) }
 }
 
 // ownRESTMapper gives a cluster a RESTMapper of its own, controller-runtime's default: what every cluster had

@@ -86,12 +86,18 @@ const (
 	// armOwnMapper is the same with a RESTMapper per cluster, controller-runtime's default (the library's before
 	// it shared discovery).
 	armOwnMapper = "separate, own RESTMapper"
+	// armAddConfig is clusters added through the clusters provider's AddConfig, the README's path: the provider
+	// builds each cluster with clusters.NewCluster, and the clock includes the building.
+	armAddConfig = "AddConfig"
 	// armPlain is one plain controller-runtime Manager per cluster, all started together.
 	armPlain = "plain Managers"
 )
 
 // engageArms are the arms of the engage scenario for separate clusters, in the order they run.
-var engageArms = []string{armSeparate, armOwnMapper, armPlain}
+var engageArms = []string{armSeparate, armOwnMapper, armAddConfig, armPlain}
+
+// armTag tells the namespaces and cluster names of the engage arms apart.
+var armTag = map[string]string{armSeparate: "s", armOwnMapper: "o", armAddConfig: "a", armPlain: "p"}
 
 // EngageSeparate measures, for n clusters each with its own connection and cache (spread over the fleet's members,
 // each seeing a namespace with one ConfigMap), the time from handing them all over to the first reconcile in each,
@@ -100,7 +106,7 @@ var engageArms = []string{armSeparate, armOwnMapper, armPlain}
 // Clusters and managers are built before the clock starts. round tells repeated measurements apart.
 func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, n, round int, arm string) ([]time.Duration, error) {
 	members := fleet.Members()
-	prefix := fmt.Sprintf("es%d-%d%s-", n, round, map[string]string{armSeparate: "s", armOwnMapper: "o", armPlain: "p"}[arm])
+	prefix := fmt.Sprintf("es%d-%d%s-", n, round, armTag[arm])
 	ns := prefix + "objects"
 	cfgs := make([]*rest.Config, len(members))
 	for i, m := range members {
@@ -164,7 +170,8 @@ func engagePlainManagers(ctx context.Context, _ *mcenvtest.Fleet, _ string, n in
 
 // engageLibrary runs a multi-cluster manager with the clusters provider, builds n separate clusters the arm's way
 // (the i-th for the namespace ns of member cfgs[i mod len]) and adds them all to the provider from 100 goroutines;
-// it returns when it began adding them, and the function that stops the manager.
+// it returns when it began adding them, and the function that stops the manager. The AddConfig arm hands the
+// provider the rest.Configs instead, and the provider builds the clusters while the clock runs.
 func engageLibrary(ctx context.Context, fleet *mcenvtest.Fleet, arm string, n int, cfgs []*rest.Config, ns, prefix string,
 	nameOf func(int) string, seen *firsts) (time.Time, func() error, error) {
 	var opts []cluster.Option
@@ -180,6 +187,15 @@ func engageLibrary(ctx context.Context, fleet *mcenvtest.Fleet, arm string, n in
 		return time.Time{}, nil, err
 	}
 	stop := run(ctx, mgr)
+	if arm == armAddConfig {
+		t0 := time.Now()
+		if err := parallel(min(n, 100), n, func(i int) error {
+			return provider.AddConfig(ctx, multicluster.ClusterName(nameOf(i)), cfgs[i%len(cfgs)], inNamespaceOption(ns))
+		}); err != nil {
+			return time.Time{}, nil, errors.Join(err, stop())
+		}
+		return t0, stop, nil
+	}
 	built := make([]cluster.Cluster, n)
 	for i := range n {
 		if built[i], err = separateCluster(cfgs[i%len(cfgs)], ns, opts...); err != nil {

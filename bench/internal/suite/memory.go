@@ -17,29 +17,33 @@ import (
 
 // memSnapshot is the memory of this process at one point.
 type memSnapshot struct {
-	// Heap is the live Go heap after a full collection, in bytes.
+	// Heap is the live Go heap after a full collection, in bytes (runtime.MemStats.HeapAlloc).
 	Heap float64
+	// HeapInuse is the heap's spans in use then, in bytes (runtime.MemStats.HeapInuse): the live heap plus the free
+	// space of spans that hold live objects.
+	HeapInuse float64
 	// RSS is the resident set size after memory was returned to the OS, in bytes (0 where unknown).
 	RSS float64
 }
 
 // snapshot waits for the process to settle (see settled), collects garbage, returns freed memory to the OS and
-// reads the live heap and the RSS.
+// reads the live heap, the heap spans in use and the RSS.
 func snapshot(ctx context.Context) memSnapshot {
 	settled(ctx)
 	runtime.GC()
 	debug.FreeOSMemory()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return memSnapshot{Heap: float64(m.HeapAlloc), RSS: float64(rss())}
+	return memSnapshot{Heap: float64(m.HeapAlloc), HeapInuse: float64(m.HeapInuse), RSS: float64(rss())}
 }
 
 func (m memSnapshot) sub(o memSnapshot) memSnapshot {
-	return memSnapshot{Heap: m.Heap - o.Heap, RSS: m.RSS - o.RSS}
+	return memSnapshot{Heap: m.Heap - o.Heap, HeapInuse: m.HeapInuse - o.HeapInuse, RSS: m.RSS - o.RSS}
 }
 
 func (m memSnapshot) div(n int) memSnapshot {
-	return memSnapshot{Heap: m.Heap / float64(n), RSS: m.RSS / float64(n)}
+	d := float64(n)
+	return memSnapshot{Heap: m.Heap / d, HeapInuse: m.HeapInuse / d, RSS: m.RSS / d}
 }
 
 // rss reads VmRSS from /proc/self/status, in bytes; 0 where there is none.

@@ -70,19 +70,10 @@ func engageSeparate(opts ...cluster.Option) func(context.Context, *memoryFleet, 
 func engageSeparateWith(restOption func(*rest.Config), opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
 	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 		provider := clusters.New()
-		mgr, err := newManager(f.hostCfg, provider)
+		stop, err := runCounting(ctx, f.hostCfg, provider, c)
 		if err != nil {
 			return nil, err
 		}
-		if err := mcbuilder.ControllerManagedBy(mgr).
-			Named(fmt.Sprintf("memory-%d", time.Now().UnixNano())).
-			For(&corev1.ConfigMap{}).
-			WithOptions(mccontroller.Options{MaxConcurrentReconciles: steadyWorkers}).
-			Complete(c.mcReconciler()); err != nil {
-			return nil, err
-		}
-		stop := run(ctx, mgr)
-		<-mgr.Elected()
 		built := make([]cluster.Cluster, n)
 		for i := range built {
 			cfg := f.member(i)
@@ -101,6 +92,41 @@ func engageSeparateWith(restOption func(*rest.Config), opts ...cluster.Option) f
 		}
 		return stop, nil
 	}
+}
+
+// engageAddConfig engages n clusters through the clusters provider's AddConfig, the README's path: the provider
+// builds each cluster from its rest.Config with clusters.NewCluster, with the library's defaults.
+func engageAddConfig(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
+	provider := clusters.New()
+	stop, err := runCounting(ctx, f.hostCfg, provider, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(min(n, 100), n, func(i int) error {
+		return provider.AddConfig(ctx, multicluster.ClusterName(f.ns(i)), f.member(i), inNamespaceOption(f.ns(i)))
+	}); err != nil {
+		return nil, errors.Join(err, stop())
+	}
+	return stop, nil
+}
+
+// runCounting starts a manager of the host with provider and a multi-cluster ConfigMap controller of steadyWorkers
+// workers that counts its reconciles in c, waits until it is elected, and returns the function that stops it.
+func runCounting(ctx context.Context, hostCfg *rest.Config, provider multicluster.Provider, c *counter) (func() error, error) {
+	mgr, err := newManager(hostCfg, provider)
+	if err != nil {
+		return nil, err
+	}
+	if err := mcbuilder.ControllerManagedBy(mgr).
+		Named(fmt.Sprintf("memory-%d", time.Now().UnixNano())).
+		For(&corev1.ConfigMap{}).
+		WithOptions(mccontroller.Options{MaxConcurrentReconciles: steadyWorkers}).
+		Complete(c.mcReconciler()); err != nil {
+		return nil, err
+	}
+	stop := run(ctx, mgr)
+	<-mgr.Elected()
+	return stop, nil
 }
 
 // engagePlain engages n plain controller-runtime managers, one per cluster, started together.
@@ -124,6 +150,7 @@ func stripManagedFields(o *cluster.Options) {
 var memoryArms = []memoryArm{
 	{name: "separate", engage: engageSeparate()},
 	{name: "separate, own RESTMapper", engage: engageSeparate(ownRESTMapper)},
+	{name: "AddConfig", engage: engageAddConfig},
 	{name: "plain Managers", engage: engagePlain},
 	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
 	{name: "separate, responses uncompressed", options: true, engage: engageSeparateWith(func(cfg *rest.Config) { cfg.DisableCompression = true })},
@@ -194,6 +221,7 @@ func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memor
 	cs := fmt.Sprintf("%s N=%d", arm.name, n)
 	r.Add("memory", cs, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
 	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", withDescriptors(r, per.Heap, goroutines)/kib, "KiB")
+	r.Add("memory", cs, "heap in use per cluster (HeapInuse)", per.HeapInuse/kib, "KiB")
 	r.Add("memory", cs, "RSS per cluster (incl. its objects)", per.RSS/kib, "KiB")
 	r.Add("memory", cs, "goroutines per cluster", goroutines, "")
 	r.Add("memory", cs, "engaged → every object reconciled", ms(reconciled), "ms")

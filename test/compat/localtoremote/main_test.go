@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -43,7 +43,7 @@ func TestSyncsLabelledLocalConfigMapsToEveryCluster(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-namespace", secretsNamespace)
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hostKubeconfig}, "-namespace", secretsNamespace)
 	p.WaitFor(t, "Starting manager")
 
 	east := harness.Client(t, fleet, "member-0")

@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -40,7 +40,7 @@ func TestFindsTheConfigMapsOfEveryNamespaceAsACluster(t *testing.T) {
 	if err := fleet.WriteKubeconfig(kubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := exampletest.Start(t, exampletest.Build(t), []string{"KUBECONFIG=" + kubeconfig})
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + kubeconfig})
 
 	for _, team := range []string{"team-a", "team-b"} {
 		p.WaitFor(t, "ConfigMap found", `"cluster": "`+team+`"`, `"namespace": "default"`, `"name": "app-config"`)

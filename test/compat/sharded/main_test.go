@@ -11,8 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -31,10 +31,10 @@ func TestReplicasSplitTheNamespaces(t *testing.T) {
 	if err := fleet.WriteKubeconfig(kubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	bin := exampletest.Build(t)
-	replicas := map[string]*exampletest.Process{}
+	bin := program.Build(t)
+	replicas := map[string]*program.Process{}
 	for _, id := range []string{"replica-a", "replica-b"} {
-		replicas[id] = exampletest.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig}, "-peer-id", id)
+		replicas[id] = program.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig}, "-peer-id", id)
 	}
 
 	holder := func(ns string) string {

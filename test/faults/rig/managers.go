@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
+	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 )
@@ -49,6 +50,8 @@ const (
 	ProviderFile    = "file"
 	ProviderSecret  = "secret"
 	ProviderProfile = "profile"
+	// ProviderAddConfig is the clusters provider, with a cluster per member added through AddConfig.
+	ProviderAddConfig = "addconfig"
 )
 
 // PluginProviderName is the access-provider type of the ClusterProfiles, mapped to the rig's credential plugin.
@@ -57,7 +60,7 @@ const PluginProviderName = "faults-plugin"
 // Manager is a running multi-cluster manager of the host with one provider and a controller per kind that records
 // what it reads into Observer.
 type Manager struct {
-	// Provider is ProviderFile, ProviderSecret or ProviderProfile.
+	// Provider is ProviderFile, ProviderSecret, ProviderProfile or ProviderAddConfig.
 	Provider string
 	Mgr      mcmanager.Manager
 	Observer *Observer
@@ -65,6 +68,7 @@ type Manager struct {
 	File    *file.Provider
 	Secret  *kubeconfig.Provider
 	Profile *clusterinventoryapi.Provider
+	Config  *clusters.Provider
 
 	rig    *Rig
 	cancel context.CancelFunc
@@ -73,13 +77,16 @@ type Manager struct {
 }
 
 // ClusterName is the name of a member's cluster in this manager: for the file provider the context of the member's
-// file, for Secrets the Secret's name (the member's), for ClusterProfiles "<HostNamespace>/<member>".
+// file, for Secrets the Secret's name (the member's), for ClusterProfiles "<HostNamespace>/<member>", for clusters
+// added with AddConfig "config-<member>".
 func (m *Manager) ClusterName(member string) multicluster.ClusterName {
 	switch m.Provider {
 	case ProviderFile:
 		return m.rig.FileClusterName(member)
 	case ProviderProfile:
 		return multicluster.ClusterName(HostNamespace + "/" + member)
+	case ProviderAddConfig:
+		return multicluster.ClusterName("config-" + member)
 	default:
 		return multicluster.ClusterName(member)
 	}
@@ -156,6 +163,26 @@ func (r *Rig) StartSecretManager(ctx context.Context, opts ManagerOptions) (*Man
 	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, func(mgr mcmanager.Manager) error {
 		return p.SetupWithManager(ctx, mgr)
 	})
+}
+
+// StartConfigManager starts a manager of the clusters provider with a cluster per member, added with AddConfig
+// from the member's admin config (client certificate) before the manager starts, as the README shows.
+func (r *Rig) StartConfigManager(ctx context.Context, opts ManagerOptions, members ...string) (*Manager, error) {
+	p := clusters.New()
+	if opts.WaitCacheTimeout > 0 {
+		p.WaitCacheTimeout = opts.WaitCacheTimeout
+	}
+	m := &Manager{Provider: ProviderAddConfig, Config: p}
+	for _, member := range members {
+		cfg, err := r.Fleet.Config(member)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.AddConfig(ctx, m.ClusterName(member), cfg, opts.clusterOptions()...); err != nil {
+			return nil, err
+		}
+	}
+	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, nil)
 }
 
 // StartProfileManager starts a manager whose clusters are the ClusterProfiles of the host, reached through the
