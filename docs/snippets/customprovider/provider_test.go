@@ -9,26 +9,38 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/docs/snippets/customprovider"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
-// A discovery failure is retried and Start returns when its context ends. (Engaging real clusters is what
-// pkg/clusters and the providers' integration tests cover.)
-func TestStartRetriesAndStops(t *testing.T) {
-	calls := make(chan struct{}, 10)
+// What discovery returns is engaged, what it no longer returns is disengaged, a discovery failure is retried and
+// changes nothing, and Start returns when its context ends. (The clusters have no informers, so they sync without
+// reaching their API servers; engaging real clusters is what pkg/clusters and the providers' tests cover.)
+func TestPollsAndEngages(t *testing.T) {
+	found := make(chan map[multicluster.ClusterName]*rest.Config, 1)
+	found <- map[multicluster.ClusterName]*rest.Config{"east": {Host: "https://east.example"}, "west": {Host: "https://west.example"}}
 	p := customprovider.New(func(context.Context) (map[multicluster.ClusterName]*rest.Config, error) {
-		calls <- struct{}{}
-		return nil, context.DeadlineExceeded
+		select {
+		case f := <-found:
+			return f, nil
+		default:
+			return nil, context.DeadlineExceeded
+		}
 	}, 10*time.Millisecond)
+	engaged := harness.NewEngagements()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx, multicluster.Aware(nil)) }()
-	for range 2 {
-		select {
-		case <-calls:
-		case <-time.After(time.Minute):
-			t.Fatal("discovery was not retried")
-		}
+	go func() { done <- p.Start(ctx, engaged) }()
+	engaged.WaitFor(t, time.Minute, "east and west engaged", func() bool { return len(engaged.Names()) == 2 })
+
+	found <- map[multicluster.ClusterName]*rest.Config{"east": {Host: "https://east.example"}}
+	engaged.WaitFor(t, time.Minute, "west disengaged", func() bool {
+		names := engaged.Names()
+		return len(names) == 1 && names[0] == "east"
+	})
+	if n := engaged.Count(); n != 2 {
+		t.Errorf("%d engagements, want 2: east, unchanged, is not engaged again", n)
 	}
+
 	cancel()
 	select {
 	case err := <-done:
