@@ -74,10 +74,10 @@ func dedent(lines []string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// pages returns every Markdown file of the book.
+// pages returns every Markdown file of the book, and the project README.
 func pages(t *testing.T) []string {
 	t.Helper()
-	var out []string
+	out := []string{filepath.Join(repoRoot, "README.md")}
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
 			out = append(out, path)

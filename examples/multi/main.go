@@ -108,11 +108,7 @@ func addContexts(ctx context.Context, kube *clusters.Provider, path string) erro
 		if err != nil {
 			return fmt.Errorf("context %q: %w", name, err)
 		}
-		cl, err := cluster.New(cfg)
-		if err != nil {
-			return fmt.Errorf("context %q: %w", name, err)
-		}
-		if err := kube.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
+		if err := kube.AddConfig(ctx, multicluster.ClusterName(name), cfg); err != nil {
 			return err
 		}
 	}

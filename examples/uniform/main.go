@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -86,13 +85,12 @@ func addContexts(ctx context.Context, fleet *clusters.Provider, path string) err
 		if err != nil {
 			return fmt.Errorf("context %q: %w", name, err)
 		}
-		cl, err := cluster.New(cfg)
-		if err != nil {
-			return fmt.Errorf("context %q: %w", name, err)
-		}
-		if err := fleet.Add(ctx, multicluster.ClusterName(name), cl); err != nil {
+		// snippet:start add-config
+		// The provider builds the cluster (clusters.NewCluster), starts it and engages it.
+		if err := fleet.AddConfig(ctx, multicluster.ClusterName(name), cfg); err != nil {
 			return err
 		}
+		// snippet:end add-config
 	}
 	return nil
 }

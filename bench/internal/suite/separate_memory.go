@@ -57,57 +57,65 @@ type memoryArm struct {
 	name string
 	// options is set for the arms that show a memory option, which run at the smallest size only.
 	options bool
-	engage  func(ctx context.Context, f *memoryFleet, n int, c *counter) (stop func() error, err error)
+	engage  engageFunc
 }
 
-// engageSeparate returns the engage function of an arm of separate clusters, built with opts, engaged through the
-// clusters provider with a multi-cluster controller of steadyWorkers workers.
-func engageSeparate(opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
+// engageSeparate returns the engage function of an arm of separate clusters, built with opts as the library's
+// providers built them before clusters.NewCluster (see separateCluster) and added with the clusters provider's Add.
+func engageSeparate(opts ...cluster.Option) engageFunc {
 	return engageSeparateWith(nil, opts...)
 }
 
 // engageSeparateWith is engageSeparate with restOption, if not nil, applied to a copy of each cluster's rest.Config.
-func engageSeparateWith(restOption func(*rest.Config), opts ...cluster.Option) func(context.Context, *memoryFleet, int, *counter) (func() error, error) {
+func engageSeparateWith(restOption func(*rest.Config), opts ...cluster.Option) engageFunc {
+	return engageEach(func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error {
+		cfg := f.member(i)
+		if restOption != nil {
+			cfg = rest.CopyConfig(cfg)
+			restOption(cfg)
+		}
+		cl, err := separateCluster(cfg, f.ns(i), opts...)
+		if err != nil {
+			return err
+		}
+		return p.Add(ctx, multicluster.ClusterName(f.ns(i)), cl)
+	})
+}
+
+// engageAddConfig engages each cluster through the clusters provider's AddConfig, the README's path: the provider
+// builds it from its rest.Config with clusters.NewCluster, with the library's defaults.
+var engageAddConfig = engageEach(func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error {
+	return p.AddConfig(ctx, multicluster.ClusterName(f.ns(i)), f.member(i), inNamespaceOption(f.ns(i)))
+})
+
+// engagePlainClusters engages each cluster built with controller-runtime's cluster.New and nothing else, added
+// with the clusters provider's Add: what the README's sample did before AddConfig, without the library's defaults.
+var engagePlainClusters = engageEach(func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error {
+	cl, err := cluster.New(f.member(i), inNamespaceOption(f.ns(i)))
+	if err != nil {
+		return err
+	}
+	return p.Add(ctx, multicluster.ClusterName(f.ns(i)), cl)
+})
+
+// engageFunc engages n clusters of the fleet with a controller that counts its reconciles in c, and returns the
+// function that stops what it started.
+type engageFunc func(ctx context.Context, f *memoryFleet, n int, c *counter) (stop func() error, err error)
+
+// engageEach returns the engage function of an arm that runs a manager with the clusters provider and hands it the
+// i-th cluster with add, for every i, from 100 goroutines.
+func engageEach(add func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error) engageFunc {
 	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 		provider := clusters.New()
 		stop, err := runCounting(ctx, f.hostCfg, provider, c)
 		if err != nil {
 			return nil, err
 		}
-		built := make([]cluster.Cluster, n)
-		for i := range built {
-			cfg := f.member(i)
-			if restOption != nil {
-				cfg = rest.CopyConfig(cfg)
-				restOption(cfg)
-			}
-			if built[i], err = separateCluster(cfg, f.ns(i), opts...); err != nil {
-				return nil, errors.Join(err, stop())
-			}
-		}
-		if err := parallel(min(n, 100), n, func(i int) error {
-			return provider.Add(ctx, multicluster.ClusterName(f.ns(i)), built[i])
-		}); err != nil {
+		if err := parallel(min(n, 100), n, func(i int) error { return add(ctx, provider, f, i) }); err != nil {
 			return nil, errors.Join(err, stop())
 		}
 		return stop, nil
 	}
-}
-
-// engageAddConfig engages n clusters through the clusters provider's AddConfig, the README's path: the provider
-// builds each cluster from its rest.Config with clusters.NewCluster, with the library's defaults.
-func engageAddConfig(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
-	provider := clusters.New()
-	stop, err := runCounting(ctx, f.hostCfg, provider, c)
-	if err != nil {
-		return nil, err
-	}
-	if err := parallel(min(n, 100), n, func(i int) error {
-		return provider.AddConfig(ctx, multicluster.ClusterName(f.ns(i)), f.member(i), inNamespaceOption(f.ns(i)))
-	}); err != nil {
-		return nil, errors.Join(err, stop())
-	}
-	return stop, nil
 }
 
 // runCounting starts a manager of the host with provider and a multi-cluster ConfigMap controller of steadyWorkers
@@ -153,6 +161,7 @@ var memoryArms = []memoryArm{
 	{name: "AddConfig", engage: engageAddConfig},
 	{name: "plain Managers", engage: engagePlain},
 	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
+	{name: "Add (plain cluster.New)", options: true, engage: engagePlainClusters},
 	{name: "separate, responses uncompressed", options: true, engage: engageSeparateWith(func(cfg *rest.Config) { cfg.DisableCompression = true })},
 }
 
