@@ -2,7 +2,10 @@ module sigs.k8s.io/multicluster-runtime/bench
 
 go 1.26.0
 
-replace sigs.k8s.io/multicluster-runtime => ..
+replace (
+	sigs.k8s.io/multicluster-runtime => ..
+	sigs.k8s.io/multicluster-runtime/examples/argocd => ../examples/argocd
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -69,4 +72,5 @@ require (
 	k8s.io/client-go v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/multicluster-runtime v0.0.0-00010101000000-000000000000
+	sigs.k8s.io/multicluster-runtime/examples/argocd v0.0.0-00010101000000-000000000000
 )

@@ -12,6 +12,7 @@ require (
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/multicluster-runtime v0.0.0-00010101000000-000000000000
+	sigs.k8s.io/multicluster-runtime/examples/argocd v0.0.0-00010101000000-000000000000
 	sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api v0.0.0-00010101000000-000000000000
 	sigs.k8s.io/multicluster-runtime/providers/file v0.0.0-00010101000000-000000000000
 )
@@ -77,6 +78,7 @@ require (
 
 replace (
 	sigs.k8s.io/multicluster-runtime => ../..
+	sigs.k8s.io/multicluster-runtime/examples/argocd => ../../examples/argocd
 	sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api => ../../providers/cluster-inventory-api
 	sigs.k8s.io/multicluster-runtime/providers/file => ../../providers/file
 )

@@ -138,8 +138,9 @@ func startManagers(t *testing.T, opts rig.ManagerOptions) (file, secret *rig.Man
 }
 
 // startEveryManager starts the managers of startManagers and, beside them, one of the clusters provider whose
-// clusters were added with AddConfig (the README's path), and waits until each has engaged every member: the
-// managers whose resumption after a fault the suite compares.
+// clusters were added with AddConfig (the README's path) and one of the out-of-tree example provider
+// (examples/argocd), and waits until each has engaged every member: the managers whose resumption after a fault
+// the suite compares.
 func startEveryManager(t *testing.T, opts rig.ManagerOptions) []*rig.Manager {
 	t.Helper()
 	file, secret := startManagers(t, opts)
@@ -148,7 +149,12 @@ func startEveryManager(t *testing.T, opts rig.ManagerOptions) []*rig.Manager {
 		t.Fatal(err)
 	}
 	stopAtEnd(t, config)
-	managers := []*rig.Manager{file, secret, config}
+	outOfTree, err := r.StartArgoCDManager(t.Context(), opts, members...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, outOfTree)
+	managers := []*rig.Manager{file, secret, config, outOfTree}
 	waitEngaged(t, managers[2:]...)
 	return managers
 }

@@ -18,7 +18,7 @@ func (r *Report) Charts(p plan) []Chart {
 	for _, kind := range []struct {
 		name  string
 		sizes []int
-	}{{"virtual", p.engageVirtual}, {armSeparate, p.engageSeparate}, {armOwnMapper, p.engageSeparate}, {armAddConfig, p.engageSeparate}, {armPlain, p.engageSeparate}} {
+	}{{"virtual", p.engageVirtual}, {armSeparate, p.engageSeparate}, {armOwnMapper, p.engageSeparate}, {armAddConfig, p.engageSeparate}, {armOutOfTree, p.engageSeparate}, {armPlain, p.engageSeparate}} {
 		for _, n := range kind.sizes {
 			c := fmt.Sprintf("%s N=%d", kind.name, n)
 			engage.Groups = append(engage.Groups, strings.Replace(c, "separate, ", "", 1))

@@ -93,12 +93,17 @@ func waitUntil(ctx context.Context, timeout time.Duration, what string, cond fun
 	return nil
 }
 
-// newManager returns a manager of cfg with the provider, without metrics or probe servers.
-func newManager(cfg *rest.Config, provider multicluster.Provider) (mcmanager.Manager, error) {
-	return mcmanager.New(cfg, provider, mcmanager.Options{
+// newManager returns a manager of cfg with the provider, without metrics or probe servers, with opts applied to its
+// options.
+func newManager(cfg *rest.Config, provider multicluster.Provider, opts ...func(*mcmanager.Options)) (mcmanager.Manager, error) {
+	o := mcmanager.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-	})
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return mcmanager.New(cfg, provider, o)
 }
 
 // run starts mgr and returns a function that stops it and waits for it.

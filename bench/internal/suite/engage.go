@@ -91,13 +91,15 @@ const (
 	armAddConfig = "AddConfig"
 	// armPlain is one plain controller-runtime Manager per cluster, all started together.
 	armPlain = "plain Managers"
+	// armOutOfTree (see outoftree.go) is clusters of Argo CD cluster Secrets engaged by examples/argocd, a provider
+	// written as outside this repository: the Secrets exist when the manager starts, and the clock starts with it.
 )
 
 // engageArms are the arms of the engage scenario for separate clusters, in the order they run.
-var engageArms = []string{armSeparate, armOwnMapper, armAddConfig, armPlain}
+var engageArms = []string{armSeparate, armOwnMapper, armAddConfig, armOutOfTree, armPlain}
 
 // armTag tells the namespaces and cluster names of the engage arms apart.
-var armTag = map[string]string{armSeparate: "s", armOwnMapper: "o", armAddConfig: "a", armPlain: "p"}
+var armTag = map[string]string{armSeparate: "s", armOwnMapper: "o", armAddConfig: "a", armOutOfTree: "x", armPlain: "p"}
 
 // EngageSeparate measures, for n clusters each with its own connection and cache (spread over the fleet's members,
 // each seeing a namespace with one ConfigMap), the time from handing them all over to the first reconcile in each,
@@ -129,8 +131,11 @@ func EngageSeparate(ctx context.Context, fleet *mcenvtest.Fleet, n, round int, a
 	// one.
 	settled(ctx)
 	start := engageLibrary
-	if arm == armPlain {
+	switch arm {
+	case armPlain:
 		start = engagePlainManagers
+	case armOutOfTree:
+		start = engageOutOfTreeProvider
 	}
 	t0, stop, err := start(ctx, fleet, arm, n, cfgs, ns, prefix, nameOf, seen)
 	if err != nil {
@@ -166,6 +171,29 @@ func engagePlainManagers(ctx context.Context, _ *mcenvtest.Fleet, _ string, n in
 	}
 	t0 := time.Now()
 	return t0, runAll(ctx, mgrs), nil
+}
+
+// engageOutOfTreeProvider writes n cluster Secrets, the i-th for the namespace ns of member cfgs[i mod len], and
+// starts a multi-cluster manager with the out-of-tree provider of those Secrets; it returns when it started the
+// manager, and the function that stops it.
+func engageOutOfTreeProvider(ctx context.Context, fleet *mcenvtest.Fleet, _ string, n int, cfgs []*rest.Config, ns, prefix string,
+	nameOf func(int) string, seen *firsts) (time.Time, func() error, error) {
+	name := strings.TrimSuffix(prefix, "-")
+	o, err := newOutOfTree(ctx, fleet.Host(), name, ns, n, nameOf, func(i int) *rest.Config { return cfgs[i%len(cfgs)] })
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	mgr, err := newManager(fleet.Host(), o.provider, o.cacheOptions)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	if err := o.provider.SetupWithManager(mgr); err != nil {
+		return time.Time{}, nil, err
+	}
+	if err := firstReconciles(mgr, "engage-"+name, prefix, seen); err != nil {
+		return time.Time{}, nil, err
+	}
+	return time.Now(), run(ctx, mgr), nil
 }
 
 // engageLibrary runs a multi-cluster manager with the clusters provider, builds n separate clusters the arm's way

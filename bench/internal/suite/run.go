@@ -195,7 +195,7 @@ func scenarios(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, p plan, f
 			reportRounds(r, "engage", fmt.Sprintf("%s N=%d", arm, n), lat[arm], floor)
 		}
 		plain, _ := r.Get("engage", fmt.Sprintf("%s N=%d", armPlain, n), "all")
-		for _, arm := range []string{armSeparate, armOwnMapper, armAddConfig} {
+		for _, arm := range []string{armSeparate, armOwnMapper, armAddConfig, armOutOfTree} {
 			if all, ok := r.Get("engage", fmt.Sprintf("%s N=%d", arm, n), "all"); ok && plain > 0 {
 				r.Add("engage", fmt.Sprintf("%s N=%d", arm, n), "all ÷ plain Managers' all", all/plain, "×")
 			}

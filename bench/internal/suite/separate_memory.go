@@ -19,6 +19,7 @@ import (
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mccontroller "sigs.k8s.io/multicluster-runtime/pkg/controller"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
@@ -107,7 +108,7 @@ type engageFunc func(ctx context.Context, f *memoryFleet, n int, c *counter) (st
 func engageEach(add func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error) engageFunc {
 	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 		provider := clusters.New()
-		stop, err := runCounting(ctx, f.hostCfg, provider, c)
+		stop, err := runCounting(ctx, f.hostCfg, provider, c, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -118,12 +119,33 @@ func engageEach(add func(ctx context.Context, p *clusters.Provider, f *memoryFle
 	}
 }
 
-// runCounting starts a manager of the host with provider and a multi-cluster ConfigMap controller of steadyWorkers
-// workers that counts its reconciles in c, waits until it is elected, and returns the function that stops it.
-func runCounting(ctx context.Context, hostCfg *rest.Config, provider multicluster.Provider, c *counter) (func() error, error) {
-	mgr, err := newManager(hostCfg, provider)
+// engageOutOfTree engages n clusters through the out-of-tree provider (examples/argocd), the i-th reaching
+// member(i), each seeing the namespace memoryShared of its member.
+func engageOutOfTree(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
+	o, err := newOutOfTree(ctx, f.hostCfg, fmt.Sprintf("mem-%d-%d", n, time.Now().UnixNano()), memoryShared, n, f.ns, f.member)
 	if err != nil {
 		return nil, err
+	}
+	return runCounting(ctx, f.hostCfg, o.provider, c, o.provider.SetupWithManager, o.cacheOptions)
+}
+
+// memoryShared is the namespace of every member that the clusters of the out-of-tree arm see, with as many
+// ConfigMaps as the namespace of each cluster of the other arms.
+const memoryShared = "mem-shared"
+
+// runCounting starts a manager of the host with provider (and opts) and a multi-cluster ConfigMap controller of
+// steadyWorkers workers that counts its reconciles in c, after setup (if not nil) has set up the provider with the
+// manager; it waits until the manager is elected, and returns the function that stops it.
+func runCounting(ctx context.Context, hostCfg *rest.Config, provider multicluster.Provider, c *counter,
+	setup func(mcmanager.Manager) error, opts ...func(*mcmanager.Options)) (func() error, error) {
+	mgr, err := newManager(hostCfg, provider, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if setup != nil {
+		if err := setup(mgr); err != nil {
+			return nil, err
+		}
 	}
 	if err := mcbuilder.ControllerManagedBy(mgr).
 		Named(fmt.Sprintf("memory-%d", time.Now().UnixNano())).
@@ -159,6 +181,7 @@ var memoryArms = []memoryArm{
 	{name: "separate", engage: engageSeparate()},
 	{name: "separate, own RESTMapper", engage: engageSeparate(ownRESTMapper)},
 	{name: "AddConfig", engage: engageAddConfig},
+	{name: armOutOfTree, engage: engageOutOfTree},
 	{name: "plain Managers", engage: engagePlain},
 	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
 	{name: "Add (plain cluster.New)", options: true, engage: engagePlainClusters},
@@ -194,6 +217,11 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		return seed(ctx, writers[i%len(writers)], f.ns(i), "mem-", objects)
 	}); err != nil {
 		return err
+	}
+	for _, w := range writers {
+		if err := seed(ctx, w, memoryShared, "mem-", objects); err != nil {
+			return err
+		}
 	}
 
 	for si, n := range sizes {

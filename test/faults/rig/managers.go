@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -23,6 +24,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/examples/argocd"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -52,7 +54,13 @@ const (
 	ProviderProfile = "profile"
 	// ProviderAddConfig is the clusters provider, with a cluster per member added through AddConfig.
 	ProviderAddConfig = "addconfig"
+	// ProviderArgoCD is examples/argocd, a provider written as outside this repository, with an Argo CD cluster
+	// Secret per member in ArgoCDNamespace of the host.
+	ProviderArgoCD = "argocd"
 )
+
+// ArgoCDNamespace is the namespace of the host with the Argo CD cluster Secrets.
+const ArgoCDNamespace = "argocd"
 
 // PluginProviderName is the access-provider type of the ClusterProfiles, mapped to the rig's credential plugin.
 const PluginProviderName = "faults-plugin"
@@ -60,7 +68,7 @@ const PluginProviderName = "faults-plugin"
 // Manager is a running multi-cluster manager of the host with one provider and a controller per kind that records
 // what it reads into Observer.
 type Manager struct {
-	// Provider is ProviderFile, ProviderSecret, ProviderProfile or ProviderAddConfig.
+	// Provider is ProviderFile, ProviderSecret, ProviderProfile, ProviderAddConfig or ProviderArgoCD.
 	Provider string
 	Mgr      mcmanager.Manager
 	Observer *Observer
@@ -69,6 +77,7 @@ type Manager struct {
 	Secret  *kubeconfig.Provider
 	Profile *clusterinventoryapi.Provider
 	Config  *clusters.Provider
+	ArgoCD  *argocd.Provider
 
 	rig    *Rig
 	cancel context.CancelFunc
@@ -87,6 +96,8 @@ func (m *Manager) ClusterName(member string) multicluster.ClusterName {
 		return multicluster.ClusterName(HostNamespace + "/" + member)
 	case ProviderAddConfig:
 		return multicluster.ClusterName("config-" + member)
+	case ProviderArgoCD:
+		return multicluster.ClusterName("argocd-" + member)
 	default:
 		return multicluster.ClusterName(member)
 	}
@@ -183,6 +194,36 @@ func (r *Rig) StartConfigManager(ctx context.Context, opts ManagerOptions, membe
 		}
 	}
 	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, nil)
+}
+
+// StartArgoCDManager starts a manager of the out-of-tree example provider (examples/argocd) with an Argo CD cluster
+// Secret per member in ArgoCDNamespace of the host (the admin token and the member's CA), written before the
+// manager starts.
+func (r *Rig) StartArgoCDManager(ctx context.Context, opts ManagerOptions, members ...string) (*Manager, error) {
+	if err := r.createNamespace(ctx, mcenvtest.HostName, ArgoCDNamespace); err != nil {
+		return nil, err
+	}
+	host, err := r.Client(mcenvtest.HostName)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{Provider: ProviderArgoCD}
+	for _, member := range members {
+		cfg, err := r.Fleet.Config(member)
+		if err != nil {
+			return nil, err
+		}
+		secret, err := argocd.ClusterSecret(ArgoCDNamespace, string(m.ClusterName(member)),
+			&rest.Config{Host: cfg.Host, BearerToken: r.Tokens.Admin, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}})
+		if err != nil {
+			return nil, err
+		}
+		if err := host.Create(Quiet(ctx), secret); client.IgnoreAlreadyExists(err) != nil {
+			return nil, err
+		}
+	}
+	m.ArgoCD = argocd.New(argocd.Options{Namespace: ArgoCDNamespace, ControllerName: "faults-argocd", ClusterOptions: opts.clusterOptions()})
+	return m, r.startManager(ctx, m, m.ArgoCD, clientgoscheme.Scheme, opts, m.ArgoCD.SetupWithManager)
 }
 
 // StartProfileManager starts a manager whose clusters are the ClusterProfiles of the host, reached through the
