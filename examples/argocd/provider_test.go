@@ -1,7 +1,6 @@
 package argocd_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,17 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"sigs.k8s.io/multicluster-runtime/examples/argocd"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -34,12 +34,15 @@ import (
 
 var (
 	fleet *mcenvtest.Fleet
-	// logs holds every log line of the process, searched for credentials.
-	logs lockedBuffer
+	// logs holds every log line of the process, at every verbosity, searched for credentials.
+	logs logLines
 )
 
 func TestMain(m *testing.M) {
-	logf.SetLogger(zap.New(zap.WriteTo(&logs), zap.UseDevMode(true)))
+	logger := funcr.New(logs.add, funcr.Options{Verbosity: 10})
+	logf.SetLogger(logger)
+	klog.SetLogger(logger) // client-go's own log lines
+
 	fleet = mcenvtest.NewFleet(mcenvtest.Options{Members: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	err := fleet.Start(ctx)
@@ -198,7 +201,7 @@ func TestBadInput(t *testing.T) {
 			return len(r.events(t, name, argocd.ReasonInvalidSecret)) > 0
 		})
 		harness.Eventually(t, 0, "a log line naming cluster "+name, func() bool {
-			return strings.Contains(logs.String(), `"cluster": "`+name+`"`)
+			return strings.Contains(logs.String(), `"cluster"="`+name+`"`)
 		})
 		if _, err := r.provider.Get(t.Context(), multicluster.ClusterName(name)); !errors.Is(err, multicluster.ErrClusterNotFound) {
 			t.Errorf("cluster %s: Get returned %v, want ErrClusterNotFound", name, err)
@@ -250,20 +253,21 @@ func noLeak(t *testing.T, before goleak.Option) {
 	}
 }
 
-// lockedBuffer collects the log while tests read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// logLines keeps every log line of the process, for tests to search.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
+func (l *logLines) add(prefix, args string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, prefix+" "+args)
 }
 
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// String returns the lines so far, one a line.
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
