@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -47,26 +46,23 @@ func (o Options) complete() Options {
 
 // snippet:start provider
 
-// Provider engages a cluster per cluster Secret, named after the Secret. Its Engager does the engaging and gives it
-// Get, IndexField, ClusterNames and Start.
+// Provider engages a cluster per cluster Secret, named after the Secret. Its Engager builds, engages, replaces,
+// retries and stops the clusters; the embedded EngagedClusters gives the provider Start, Get, IndexField and
+// ClusterNames.
 type Provider struct {
-	*clusters.Engager
-	opts   Options
-	reader client.Reader
-	events hostRecorder
+	clusters.EngagedClusters
+	engager *clusters.Engager
+	opts    Options
+	reader  client.Reader
 }
-
-// hostRecorder records the Events of the provider and its Engager with the host manager's recorder, set by
-// SetupWithManager before the manager starts the provider.
-type hostRecorder struct{ events.EventRecorder }
 
 var _ multicluster.ProviderRunnable = &Provider{}
 
 // New returns a provider that engages nothing until SetupWithManager and the manager's start.
 func New(opts Options) *Provider {
-	p := &Provider{opts: opts.complete()}
-	p.Engager = clusters.NewEngager(clusters.EngagerOptions{ClusterOptions: p.opts.ClusterOptions, EventRecorder: &p.events})
-	return p
+	opts = opts.complete()
+	e := clusters.NewEngager(clusters.EngagerOptions{ClusterOptions: opts.ClusterOptions})
+	return &Provider{EngagedClusters: e.Engaged(), engager: e, opts: opts}
 }
 
 // snippet:end provider
@@ -74,10 +70,14 @@ func New(opts Options) *Provider {
 // snippet:start setup
 
 // SetupWithManager registers a controller on the host manager that reads the Secrets of the namespace from the
-// host manager's cache. It starts nothing: the manager starts the provider.
+// host manager's cache, and lets the Engager record Events and log as that controller. It starts nothing: the
+// manager starts the provider.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
+	if err := p.engager.SetupWithManager(mgr, p.opts.ControllerName); err != nil {
+		return err
+	}
 	host := mgr.GetLocalManager()
-	p.reader, p.events.EventRecorder = host.GetClient(), host.GetEventRecorder(p.opts.ControllerName)
+	p.reader = host.GetClient()
 	inNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == p.opts.Namespace })
 	return builder.ControllerManagedBy(host).
 		Named(p.opts.ControllerName).
@@ -95,23 +95,23 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	secret := &corev1.Secret{}
 	if err := p.reader.Get(ctx, req.NamespacedName, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			p.Remove(name)
+			p.engager.Remove(name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
 	if secret.Labels[SecretTypeLabel] != SecretTypeCluster || !secret.DeletionTimestamp.IsZero() {
-		p.Remove(name)
+		p.engager.Remove(name)
 		return reconcile.Result{}, nil
 	}
 	cfg, err := RESTConfig(secret)
 	if err != nil {
 		// Not retried: the Secret's next change is. A cluster engaged from an earlier version stays engaged.
 		log.FromContext(ctx).Error(err, "Cannot read the cluster Secret", "cluster", name)
-		p.events.Eventf(secret, nil, corev1.EventTypeWarning, ReasonInvalidSecret, clusters.ActionEngage, "%v", err)
+		p.engager.Eventf(secret, corev1.EventTypeWarning, ReasonInvalidSecret, clusters.ActionEngage, "%v", err)
 		return reconcile.Result{}, nil
 	}
-	p.Want(name, clusters.Target{Config: cfg, Object: secret, Source: "Secret " + req.String()})
+	p.engager.Want(name, clusters.Target{Config: cfg, Object: secret, Source: "Secret " + req.String()})
 	return reconcile.Result{}, nil
 }
 

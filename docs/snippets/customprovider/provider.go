@@ -18,7 +18,8 @@ import (
 
 // Provider engages the clusters that Discover returns, polling it every Interval.
 type Provider struct {
-	*clusters.Engager // Get, IndexField, ClusterNames, and the engaging
+	clusters.EngagedClusters // Start, Get, IndexField, ClusterNames: what the manager sees
+	engager                  *clusters.Engager
 
 	Discover func(ctx context.Context) (map[multicluster.ClusterName]*rest.Config, error)
 	Interval time.Duration
@@ -26,14 +27,15 @@ type Provider struct {
 
 // New returns a provider polling discover every interval.
 func New(discover func(ctx context.Context) (map[multicluster.ClusterName]*rest.Config, error), interval time.Duration) *Provider {
-	return &Provider{Engager: clusters.NewEngager(clusters.EngagerOptions{}), Discover: discover, Interval: interval}
+	e := clusters.NewEngager(clusters.EngagerOptions{})
+	return &Provider{EngagedClusters: e.Engaged(), engager: e, Discover: discover, Interval: interval}
 }
 
 // Start polls until ctx ends, while the engager engages with aware: new clusters are engaged, changed ones
 // replaced, vanished ones disengaged.
 func (p *Provider) Start(ctx context.Context, aware multicluster.Aware) error {
 	go p.poll(ctx)
-	return p.Engager.Start(ctx, aware)
+	return p.engager.Start(ctx, aware)
 }
 
 func (p *Provider) poll(ctx context.Context) {
@@ -47,7 +49,7 @@ func (p *Provider) poll(ctx context.Context) {
 			for name, cfg := range found {
 				want[name] = clusters.Target{Config: cfg, Source: "discovery"}
 			}
-			p.WantOnly(want) // never blocks; unchanged configs are left alone
+			p.engager.WantOnly(want) // never blocks; unchanged configs are left alone
 		}
 		select {
 		case <-ctx.Done():

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -71,7 +71,7 @@ func TestScaffoldedProjectReconcilesEveryMember(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig},
+	p := program.Start(t, bin, []string{"KUBECONFIG=" + hostKubeconfig},
 		"--kubeconfig-namespace", secretsNamespace, "--health-probe-bind-address", "0")
 	p.WaitFor(t, "Starting manager")
 

@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/pkg/util/sanitize"
 	"sigs.k8s.io/multicluster-runtime/test/compat/reference/internal/reference"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
@@ -89,8 +89,8 @@ func extract(t *testing.T, from, to string) []string {
 		if err := os.WriteFile(filepath.Join(to, rel), data, 0o600); err != nil {
 			return err
 		}
-		if program := filepath.Base(filepath.Dir(rel)); !slices.Contains(programs, program) {
-			programs = append(programs, program)
+		if name := filepath.Base(filepath.Dir(rel)); !slices.Contains(programs, name) {
+			programs = append(programs, name)
 		}
 		return nil
 	})
@@ -110,7 +110,7 @@ func extract(t *testing.T, from, to string) []string {
 // ConfigMap it created is reconciled in its namespace's cluster, presented in namespace "default", so is one
 // created while it runs, no reconcile fails, and it exits cleanly on SIGINT.
 func runNamespace(t *testing.T, bin, kubeconfig string) {
-	p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig}, "--kubeconfig", kubeconfig)
+	p := program.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig}, "--kubeconfig", kubeconfig)
 	for cluster, configMaps := range map[string][]string{"zoo": {"elephant", "lion"}, "jungle": {"monkey"}, "island": {"bird"}} {
 		for _, cm := range configMaps {
 			p.WaitFor(t, "Reconciling ConfigMap", `cluster="`+cluster+`"`, `namespace="default" name="`+cm+`"`)
@@ -127,7 +127,7 @@ func runNamespace(t *testing.T, bin, kubeconfig string) {
 // the program exits cleanly on SIGINT.
 func runRegistry(t *testing.T, bin, kubeconfig string) {
 	createNamespaceWithConfigMap(t, "reference-registry-a", "")
-	p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig})
+	p := program.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig})
 	listed := func(ns string) bool { return slices.Contains(lastListing(p.Output()), ns) }
 	harness.Eventually(t, 0, "reference-registry-a listed", func() bool { return listed("reference-registry-a") })
 
@@ -163,7 +163,7 @@ func lastListing(output string) []string {
 // the peer. It exits cleanly on SIGINT.
 func runShardedNamespace(t *testing.T, bin, kubeconfig string) {
 	createNamespaceWithConfigMap(t, "reference-sharded", "app-config")
-	p := exampletest.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig})
+	p := program.Start(t, bin, []string{"KUBECONFIG=" + kubeconfig})
 	p.WaitFor(t, "Reconciling ConfigMap", `"cluster": "reference-sharded"`, `"ns": "default"`, `"name": "app-config"`)
 	hostname, err := os.Hostname()
 	if err != nil {
@@ -218,7 +218,7 @@ func deleteNamespace(t *testing.T, ns string) {
 }
 
 // noReconcileErrors fails the test if the program logged a failed reconcile.
-func noReconcileErrors(t *testing.T, p *exampletest.Process) {
+func noReconcileErrors(t *testing.T, p *program.Process) {
 	t.Helper()
 	if errs := p.Lines("Reconciler error"); len(errs) > 0 {
 		t.Errorf("reconciles failed:\n%s", strings.Join(errs, "\n"))
