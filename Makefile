@@ -15,6 +15,10 @@ GO_TEST_FLAGS ?=
 GOLANGCI_LINT_FLAGS ?=
 export GO_TEST_FLAGS
 
+# go build with a line of progress every BUILD_PROGRESS_INTERVAL seconds while it compiles (a first build on a fresh
+# machine compiles client-go and controller-runtime); see hack/go-build.sh.
+GO_BUILD := $(ROOT)/hack/go-build.sh
+
 # Every Go module of the repository (root first); see hack/test-all-modules.sh.
 MODULES = $(shell hack/test-all-modules.sh --list)
 
@@ -68,13 +72,12 @@ DEMO_FLAGS ?=
 .PHONY: demo
 demo: ## Run the quickstart controller on a local fleet of real control planes (builds etcd and kube-apiserver once).
 	@assets=$$(hack/envtest-assets.sh); \
-	echo "building the demo (the first build compiles controller-runtime and client-go: a minute or two)"; \
-	cd hack/demo && GOWORK=off go build -o "$(BIN)/demo" . && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo" $(DEMO_FLAGS)
+	cd hack/demo && GOWORK=off $(GO_BUILD) -o "$(BIN)/demo" . && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo" $(DEMO_FLAGS)
 
 .PHONY: demo-sharded
 demo-sharded: ## Run three replicas of a sharded controller on a local control plane and narrate who owns which cluster.
 	@assets=$$(hack/envtest-assets.sh); \
-	cd examples/sharded-namespace && GOWORK=off go build -o "$(BIN)/demo-sharded" ./demo && \
+	cd examples/sharded-namespace && GOWORK=off $(GO_BUILD) -o "$(BIN)/demo-sharded" ./demo && \
 	KUBEBUILDER_ASSETS="$$assets" "$(BIN)/demo-sharded" $(DEMO_SHARDED_FLAGS)
 
 ##@ Reliability
@@ -123,13 +126,13 @@ BENCH_FLAGS ?=
 .PHONY: bench
 bench: ## Run the benchmark suite in full on real control planes (~14 min on 2 cores); writes results and charts.
 	@assets=$$(hack/envtest-assets.sh); \
-	cd bench && GOWORK=off go build -o "$(BIN)/mcbench" ./cmd/mcbench && \
+	cd bench && GOWORK=off $(GO_BUILD) -o "$(BIN)/mcbench" ./cmd/mcbench && \
 	KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -out "$(BENCH_OUT)" -charts "$(BENCH_CHARTS)" $(BENCH_FLAGS)
 
 .PHONY: bench-quick
 bench-quick: ## Run every benchmark scenario small, to prove the suite runs (measures nothing; writes nothing).
 	@assets=$$(hack/envtest-assets.sh); \
-	cd bench && GOWORK=off go build -o "$(BIN)/mcbench" ./cmd/mcbench && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -quick $(BENCH_FLAGS)
+	cd bench && GOWORK=off $(GO_BUILD) -o "$(BIN)/mcbench" ./cmd/mcbench && KUBEBUILDER_ASSETS="$$assets" "$(BIN)/mcbench" -quick $(BENCH_FLAGS)
 
 ##@ Tools
 
