@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +29,20 @@ func TestBuildsOnceAndThenUsesTheCache(t *testing.T) {
 	// A line per package would flood a CI log: the 52 packages must not show up one by one.
 	if n := len(r.seen); n > 15 {
 		t.Errorf("the script printed %d lines for a build of %d packages, want a few:\n%s", n, packages, r.stderr())
+	}
+
+	// One go build for both binaries, with the flags of a Kubernetes release build.
+	calls, err := os.ReadFile(filepath.Join(e.state, "calls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"-tags selinux,notest,grpcnotrace ", "-trimpath ", "-ldflags -s -w ", "version.gitMinor=37 ",
+		" k8s.io/kubernetes/cmd/kube-apiserver go.etcd.io/etcd/server/v3",
+	} {
+		if !strings.Contains(string(calls), want) {
+			t.Errorf("the go commands lack %q:\n%s", want, calls)
+		}
 	}
 
 	r = e.start("FAKE_GO_BUILD=nospace")
@@ -97,6 +113,70 @@ func TestInterruptedBuildIsReportedAndStartedAgain(t *testing.T) {
 			e.requireInstalled()
 		})
 	}
+}
+
+func TestKilledBuildIsReportedAndStartedAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.start("FAKE_GO_BUILD=block")
+	r.next("step 2/3: compiling: ")
+	// SIGKILL: the script records nothing, and the go build it started runs on, holding the lock.
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	r.finish()
+	e.requireNotInstalled()
+
+	r = e.start("FAKE_GO_BUILD=ok")
+	r.next("is building them already; waiting for it to finish")
+	e.release()
+	if line := r.next("the previous build"); !strings.Contains(line, "did not finish and recorded no reason") {
+		t.Errorf("the next run says %q, want that the previous build did not finish", line)
+	}
+	r.succeed()
+	e.requireInstalled()
+	if n := e.builds(); n != 2 {
+		t.Errorf("go build ran %d times, want twice (the killed build, then this one)", n)
+	}
+}
+
+func TestProgressIntervalIsAtMost30s(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		script string
+		output bool // whether it takes -o OUTPUT
+		want   *regexp.Regexp
+	}{
+		{"envtest-assets.sh", false, regexp.MustCompile(`step 2/3: compiling .*a line every (\d+)s`)},
+		{"go-build.sh", true, regexp.MustCompile(`\[go build\] compiling .*a line every (\d+)s`)},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			var args []string
+			if tc.output {
+				args = []string{"-o", filepath.Join(t.TempDir(), "demo"), "./cmd/demo"}
+			}
+			// Unset: the default.
+			r := e.startScript(tc.script, args, "FAKE_GO_BUILD=ok", "BUILD_PROGRESS_INTERVAL=")
+			r.succeed()
+			m := tc.want.FindStringSubmatch(r.stderr())
+			if m == nil {
+				t.Fatalf("%s did not announce its interval:\n%s", tc.script, r.stderr())
+			}
+			if n, _ := strconv.Atoi(m[1]); n < 1 || n > 30 {
+				t.Errorf("%s prints a line every %ds by default, want at most 30s", tc.script, n)
+			}
+		})
+	}
+	t.Run("invalid", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		e.start("FAKE_GO_BUILD=ok", "BUILD_PROGRESS_INTERVAL=0").fail(2, "BUILD_PROGRESS_INTERVAL must be a whole number of seconds")
+		if n := e.builds(); n != 0 {
+			t.Errorf("go build ran %d times, want never", n)
+		}
+	})
 }
 
 func TestFailedBuildsInstallNothing(t *testing.T) {

@@ -112,6 +112,14 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
+	// A fake go build that blocks outlives a script killed with SIGKILL (it runs in a process group of its own): let
+	// it end before its directory is removed.
+	t.Cleanup(func() {
+		e.release()
+		if _, err := os.Stat(filepath.Join(e.state, "build.pid")); err == nil {
+			requireGone(t, filepath.Join(e.state, "build.pid"))
+		}
+	})
 	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fakeGo), 0o755); err != nil { //nolint:gosec // a test's executable
 		t.Fatal(err)
 	}
