@@ -145,7 +145,7 @@ if ! try_lock; then
 		sleep 0.5
 		if ((SECONDS >= next)); then
 			log "still waiting ($(duration $((SECONDS - waited)))); the other run's last progress: $(cat "$work/status" 2>/dev/null || echo "none")"
-			next=$((SECONDS + progress_interval))
+			schedule_next
 		fi
 	done
 	if found=$(describe "$dest"); then

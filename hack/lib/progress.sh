@@ -24,6 +24,15 @@ duration() {
 	fi
 }
 
+# schedule_next moves the global next (a time in $SECONDS) on by one interval, after a line of progress due then was
+# printed: counted from when it was due, not from when it was printed, so that the time a line takes to work out (a
+# few seconds on a loaded machine) does not lengthen the gaps. A line printed more than an interval late (a stopped
+# or starved shell) starts the count again from now.
+schedule_next() {
+	next=$((next + progress_interval))
+	((next > SECONDS)) || next=$((SECONDS + progress_interval))
+}
+
 # watched is the process group of the command watch runs (its pid), empty when none runs.
 watched=""
 
@@ -43,7 +52,7 @@ watch() {
 	while kill -0 "$watched" 2>/dev/null; do
 		if ((SECONDS >= next)); then
 			progress "$("$status" "$err")"
-			next=$((SECONDS + progress_interval))
+			schedule_next
 		fi
 		sleep 0.5
 	done
