@@ -99,13 +99,12 @@ to_compile() {
 # $SECONDS) and compile_started (the time go build started). The estimate of the time left appears once a tenth of
 # the work is done.
 compile_status() {
-	local done weight_done weight_total latest elapsed left=""
-	read -r done weight_done weight_total latest < <(awk '
+	local done total weight_done weight_total latest elapsed left=""
+	# One awk for everything: on a loaded machine each command started can wait seconds for a core.
+	read -r done total weight_done weight_total latest < <(awk '
 		NR == FNR { w[$1] = $2; total += $2; n_total++; next }
 		($0 in w) && !($0 in seen) { seen[$0] = 1; n++; done += w[$0]; last = $0 }
-		END { print n + 0, done + 0, total + 0, last }' "$compile_list" "$1")
-	local total
-	total=$(wc -l <"$compile_list" | tr -d ' ')
+		END { print n + 0, n_total + 0, done + 0, total + 0, last }' "$compile_list" "$1")
 	elapsed=$((SECONDS - compile_started))
 	if ((done >= total)); then
 		printf 'linking %s: all %d packages compiled, %s elapsed' "$compile_what" "$total" "$(duration $((SECONDS - build_started)))"
