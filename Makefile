@@ -101,6 +101,7 @@ FUZZ_TARGETS = \
 	providers/file:.:FuzzRedact \
 	providers/file:.:FuzzOptions \
 	.:./providers/kubeconfig:FuzzDesiredFrom \
+	.:./pkg/clusters:FuzzRESTConfigFromKubeconfig \
 	.:./providers/multi:FuzzClusterName \
 	.:./pkg/util/sanitize:FuzzDNS1123 \
 	providers/cluster-inventory-api:./access:FuzzNewFromFile \

@@ -84,6 +84,15 @@ type Options struct {
 	// ControllerName names the provider's controller on the host manager and is the reporting controller of its
 	// Events. Set it to run two providers on one manager. Default: ControllerName.
 	ControllerName string
+
+	// KubeconfigPolicy says what the kubeconfigs GetSecret returns may make the controller do. The zero value, the
+	// default, refuses exec credential plugins, auth-providers, files of the controller's filesystem (tokenFile,
+	// client-certificate, client-key, certificate-authority) and insecure TLS: whoever can write a
+	// "<name>-kubeconfig" Secret could otherwise run programs in the controller's container or send its files to
+	// a server of their choosing. A refused kubeconfig is reported like a malformed one (a Warning Event on the
+	// watched object and an error naming the cluster, the field and the option that would allow it). The
+	// kubeconfigs Cluster API writes need no option. See clusters.KubeconfigPolicy and docs/security.md.
+	KubeconfigPolicy clusters.KubeconfigPolicy
 }
 
 // complete returns the options with every default applied.

@@ -1,6 +1,7 @@
 package capi_test
 
 import (
+	"encoding/base64"
 	"errors"
 	"slices"
 	"testing"
@@ -85,7 +86,7 @@ func TestFaultsAreIsolated(t *testing.T) {
 	createCluster(t, ns, "unreachable", true)
 	setKubeconfig(t, ns, "unreachable", "", []byte(`apiVersion: v1
 kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", certificate-authority-data: `+base64.StdEncoding.EncodeToString(harness.Config(t, fleet, "member-0").CAData)+`}}]
 users: [{name: u, user: {token: `+secret+`}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
@@ -116,7 +117,7 @@ current-context: x
 		return rec.Has(harness.Seen(multicluster.ClusterName(ns+"/nosecret"), "obj", "member-1")) &&
 			rec.Has(harness.Seen(multicluster.ClusterName(ns+"/malformed"), "obj", "member-1"))
 	})
-	if names := p.ListClusters(); !slices.Contains(names, multicluster.ClusterName(ns+"/unreachable")) {
-		t.Errorf("ListClusters() = %v, want the unreachable cluster engaged too", names)
-	}
+	harness.Eventually(t, 0, "the unreachable cluster engaged too", func() bool {
+		return slices.Contains(p.ListClusters(), multicluster.ClusterName(ns+"/unreachable"))
+	})
 }

@@ -2,14 +2,12 @@ package capi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -93,21 +91,7 @@ func (p *Provider) restConfig(ctx context.Context, obj client.Object) (*rest.Con
 	if err != nil {
 		return nil, err
 	}
-	return parseKubeconfig(data)
-}
-
-// parseKubeconfig builds a rest.Config from the current context of a kubeconfig. Its errors never echo the
-// kubeconfig: it carries credentials.
-func parseKubeconfig(data []byte) (*rest.Config, error) {
-	kubeconfig, err := clientcmd.Load(data)
-	if err != nil {
-		return nil, errors.New("cannot parse the kubeconfig")
-	}
-	cfg, err := clientcmd.NewDefaultClientConfig(*kubeconfig, nil).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("invalid kubeconfig: %w", err)
-	}
-	return cfg, nil
+	return clusters.RESTConfigFromKubeconfig(data, p.opts.KubeconfigPolicy)
 }
 
 // newCluster is the engager's constructor: Options.NewCluster with the watched object, ClusterOptions and the

@@ -111,13 +111,16 @@ func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
 
 // start builds a multi-cluster manager of the host with a provider built from opts and set up on it, and a
 // ConfigMap controller recording harness.Seen(cluster, name, member); it starts the manager until the test ends or stop is
-// called.
-func start(t testing.TB, opts capi.Options) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+// called. With logs, the manager's log (the provider's included) goes there.
+func start(t testing.TB, opts capi.Options, logs ...*harness.LogBuffer) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
 	p := capi.New(opts)
 	mgr, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
 		o.Scheme = harness.NewScheme() // the provider adds Cluster API's types to it
 		o.Controller.SkipNameValidation = ptr.To(true)
+		if len(logs) > 0 {
+			o.Logger = logs[0].Logger()
+		}
 	}, func(mgr mcmanager.Manager) error { return p.SetupWithManager(mgr) })
 	return p, mgr, rec, stop
 }

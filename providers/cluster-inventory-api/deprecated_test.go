@@ -1,13 +1,13 @@
 package clusterinventoryapi_test
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
@@ -27,7 +27,13 @@ func secretOption() kubeconfigstrategy.Option {
 // setKubeconfigSecret creates or updates the Secret strategy's Secret of profile ns/name: the kubeconfig of member.
 func setKubeconfigSecret(t testing.TB, ns, name, member string) {
 	t.Helper()
-	data := harness.Kubeconfig(t, fleet, member)
+	setKubeconfigSecretData(t, ns, name, harness.Kubeconfig(t, fleet, member))
+}
+
+// setKubeconfigSecretData creates or updates the Secret strategy's Secret of profile ns/name with the kubeconfig
+// data.
+func setKubeconfigSecretData(t testing.TB, ns, name string, data []byte) {
+	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-kubeconfig"}}
 	if _, err := controllerutil.CreateOrUpdate(t.Context(), hubClient(t), secret, func() error {
 		secret.Labels = map[string]string{

@@ -150,7 +150,7 @@ func (p *Provider) readFile(log logr.Logger, path string) (*fileState, error) {
 		return last, err
 	}
 
-	configs, contextErrs, err := parseKubeconfig(path, data)
+	configs, contextErrs, err := parseKubeconfig(path, data, p.settings.policy)
 	if err != nil {
 		p.reportOnce(log, "file:"+path, err, "Failed to load kubeconfig; keeping the clusters of its last good version, if any", "path", path)
 		return last, err

@@ -10,15 +10,17 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 )
 
 // parseKubeconfig turns the contents of the kubeconfig file at path into a rest.Config per context. Relative file
 // references in it (certificate files, token files) are resolved against the file's directory, as kubectl does.
 //
 // err is set when the file as a whole cannot be parsed. contextErrs holds the contexts that cannot be turned into a
-// rest.Config (for example a context naming a cluster the file does not define). Neither error contains any
-// credential of the file.
-func parseKubeconfig(path string, data []byte) (configs map[string]*rest.Config, contextErrs map[string]error, err error) {
+// rest.Config (for example a context naming a cluster the file does not define), or that policy, when not nil,
+// refuses. Neither error contains any credential of the file.
+func parseKubeconfig(path string, data []byte, policy *clusters.KubeconfigPolicy) (configs map[string]*rest.Config, contextErrs map[string]error, err error) {
 	kubeconfig, err := clientcmd.Load(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unable to parse kubeconfig %s: %w", path, redact(err, data))
@@ -40,7 +42,12 @@ func parseKubeconfig(path string, data []byte) (configs map[string]*rest.Config,
 			contextErrs[name] = fmt.Errorf("kubeconfig %s: a context has an empty name", path)
 			continue
 		}
-		cfg, err := clientcmd.NewNonInteractiveClientConfig(*kubeconfig, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+		var cfg *rest.Config
+		if policy != nil {
+			cfg, err = clusters.RESTConfigForContext(kubeconfig, name, *policy)
+		} else {
+			cfg, err = clientcmd.NewNonInteractiveClientConfig(*kubeconfig, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+		}
 		if err != nil {
 			contextErrs[name] = fmt.Errorf("kubeconfig %s: context %q: %w", path, name, redact(err, data))
 			continue

@@ -26,7 +26,7 @@ const redactionMarker = "[redacted]"
 // Whatever the file holds, parsing it never panics, and no error it yields shows a credential of the file.
 func FuzzParseKubeconfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		configs, contextErrs, err := parseKubeconfig(fuzzPath, data)
+		configs, contextErrs, err := parseKubeconfig(fuzzPath, data, nil)
 		secrets := credentialValues(data)
 		if err != nil {
 			if configs != nil || contextErrs != nil {
@@ -99,7 +99,7 @@ func TestParseHugeKubeconfig(t *testing.T) {
 	copy(data[1000:], "token: s3cr3t-value-0123456789\n")
 	copy(data[4<<20:], `"client-key-data": "a2V5LWRhdGEtMDEyMzQ1Njc4OQ=="`)
 	began := time.Now()
-	_, _, err := parseKubeconfig(fuzzPath, data)
+	_, _, err := parseKubeconfig(fuzzPath, data, nil)
 	took := time.Since(began)
 	if err == nil {
 		t.Fatal("5 MB of garbage parsed")

@@ -42,7 +42,7 @@ contexts:
   context: {cluster: missing, user: admin}
 current-context: ctx-one
 `)
-	configs, contextErrs, err := parseKubeconfig(path, data)
+	configs, contextErrs, err := parseKubeconfig(path, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestParseKubeconfigMalformedHidesCredentials(t *testing.T) {
 		"bad base64": "users:\n- name: admin\n  user:\n    client-key-data: " + secretToken + "!!\n    token: " + secretToken + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := parseKubeconfig(path, []byte(data))
+			_, _, err := parseKubeconfig(path, []byte(data), nil)
 			if err == nil {
 				t.Fatal("parsed")
 			}

@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
@@ -49,6 +50,13 @@ type Options struct {
 	// ClusterOptions are applied to every cluster the provider builds, with clusters.NewCluster(name, config,
 	// ClusterOptions...): the library's defaults fill what they leave unset.
 	ClusterOptions []cluster.Option
+
+	// KubeconfigPolicy, when set, says what the kubeconfig files may make the controller do, as for kubeconfigs
+	// read from the API (see clusters.KubeconfigPolicy): a context using a field it does not allow is not engaged,
+	// and the error names the file, the context, the field and the option that would allow it. Relative paths in a
+	// file are resolved against the file's directory first, as kubectl does. Nil, the default, honours every field:
+	// the files are the operator's, placed where only the operator can write.
+	KubeconfigPolicy *clusters.KubeconfigPolicy
 }
 
 // envKubeconfig is the environment variable kubectl reads its kubeconfig files from.
@@ -64,6 +72,8 @@ type settings struct {
 	globs          []string
 	separator      string
 	clusterOptions []cluster.Option
+	// policy is a copy of Options.KubeconfigPolicy; nil honours everything.
+	policy *clusters.KubeconfigPolicy
 }
 
 // complete applies the defaults to o in one step and validates the result. Empty entries of the lists are dropped
@@ -79,6 +89,13 @@ func (o Options) complete() (*settings, error) {
 	}
 	if len(s.globs) == 0 {
 		s.globs = slices.Clone(DefaultKubeconfigGlobs)
+	}
+	if o.KubeconfigPolicy != nil {
+		policy := *o.KubeconfigPolicy
+		if err := policy.Validate(); err != nil {
+			return nil, err
+		}
+		s.policy = &policy
 	}
 	if s.separator == "" {
 		s.separator = DefaultSeparator

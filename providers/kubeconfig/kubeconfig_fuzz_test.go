@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 )
 
 // The fuzz target of the provider's parser of user input: the kubeconfig in a Secret. Its seed corpus is in
@@ -20,8 +22,9 @@ import (
 var fuzzCredential = regexp.MustCompile(`(token|password|client-key-data|client-certificate-data|id-token|refresh-token|client-secret|access-token)["']?\s*:\s*["']?([^"'\s,}\]]+)`)
 
 // Whatever a Secret holds under the key (and beside it), reading it never panics; it yields either the target of a
-// cluster (a config, and a reference to the Secret that carries none of its data) or an error that names the Secret
-// and the key, has one of the documented reasons, and shows none of the Secret's credentials.
+// cluster (a config the default KubeconfigPolicy allows: no exec plugin, no auth-provider, no file, TLS verified;
+// and a reference to the Secret that carries none of its data) or an error that names the Secret and the key, has
+// one of the documented reasons, and shows none of the Secret's credentials.
 func FuzzDesiredFrom(f *testing.F) {
 	p := New(Options{Namespace: "fleet"})
 	f.Fuzz(func(t *testing.T, kubeconfig []byte, other []byte) {
@@ -37,6 +40,9 @@ func FuzzDesiredFrom(f *testing.F) {
 			}
 			if ref.Name != "east" || ref.Data != nil {
 				t.Fatalf("the target keeps more of the Secret than a reference: %+v", ref)
+			}
+			if err := (clusters.KubeconfigPolicy{}).CheckRESTConfig(target.Config); err != nil {
+				t.Fatalf("the default policy let through: %v", err)
 			}
 			return
 		}

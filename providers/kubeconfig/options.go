@@ -63,6 +63,14 @@ type Options struct {
 	// delays no other cluster: each Secret's cluster is engaged in the background.
 	WaitCacheTimeout time.Duration
 
+	// KubeconfigPolicy says what the kubeconfigs of Secrets may make the controller do. The zero value, the
+	// default, refuses exec credential plugins, auth-providers, files of the controller's filesystem (tokenFile,
+	// client-certificate, client-key, certificate-authority) and insecure TLS: whoever can write a labelled Secret
+	// in Namespace could otherwise run programs in the controller's container or send its files to a server of
+	// their choosing. A refused Secret is reported like a malformed one (ReasonInvalidKubeconfig), naming the field
+	// and the option that would allow it. See clusters.KubeconfigPolicy and docs/security.md.
+	KubeconfigPolicy clusters.KubeconfigPolicy
+
 	// ControllerName names the controller SetupWithManager registers on the host manager (controller names must be
 	// unique within a manager, so two kubeconfig providers on one manager need different names); it is also the
 	// reporting controller of the Events the provider records on Secrets, and the name of its logger. Defaults to

@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -91,9 +89,10 @@ func (p *Provider) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	return ctrl.Result{}, nil
 }
 
-// targetFrom reads the cluster a Secret describes: its kubeconfig, turned into a rest.Config (parseKubeconfig),
-// adjusted by every RESTOptions function, and a reference to the Secret (namespace, name, UID and resource version,
-// nothing of its data) for the Events. Errors are *secretError and name the Secret and the key, never a credential.
+// targetFrom reads the cluster a Secret describes: its kubeconfig, turned into a rest.Config under
+// Options.KubeconfigPolicy (clusters.RESTConfigFromKubeconfig), adjusted by every RESTOptions function, and a
+// reference to the Secret (namespace, name, UID and resource version, nothing of its data) for the Events. Errors
+// are *secretError and name the Secret and the key, never a credential.
 func (p *Provider) targetFrom(secret *corev1.Secret) (clusters.Target, error) {
 	key := p.opts.KubeconfigSecretKey
 	data, ok := secret.Data[key]
@@ -107,7 +106,7 @@ func (p *Provider) targetFrom(secret *corev1.Secret) (clusters.Target, error) {
 			msg:    fmt.Sprintf("Secret %s/%s %s %q holding a kubeconfig", secret.Namespace, secret.Name, what, key),
 		}
 	}
-	cfg, err := parseKubeconfig(data)
+	cfg, err := clusters.RESTConfigFromKubeconfig(data, p.opts.KubeconfigPolicy)
 	if err != nil {
 		return clusters.Target{}, &secretError{
 			reason: ReasonInvalidKubeconfig,
@@ -133,11 +132,6 @@ func (p *Provider) targetFrom(secret *corev1.Secret) (clusters.Target, error) {
 		}},
 		Source: p.source(secret.Namespace, secret.Name),
 	}, nil
-}
-
-// parseKubeconfig turns the kubeconfig of a Secret into a rest.Config of its current context.
-func parseKubeconfig(data []byte) (*rest.Config, error) {
-	return clientcmd.RESTConfigFromKubeConfig(data)
 }
 
 // secretError says why a Secret does not describe a usable cluster. Its message is safe to log and to record in an

@@ -2,6 +2,7 @@ package access_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,9 +10,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 )
@@ -55,7 +58,9 @@ func FuzzNewFromFile(f *testing.F) {
 
 // Whatever a ClusterProfile offers, building its rest.Config never panics; it reaches the configured plugin with
 // the profile's server, or fails with an error naming the profile that shows nothing of the plugin's environment
-// (where credentials of plugins live).
+// (where credentials of plugins live). Nothing of the profile makes the config read a file of the controller or
+// use an auth-provider (clusters.KubeconfigPolicy would refuse them), and TLS verification is off only when the
+// profile's entry asks so, which the strategy refuses unless allowed.
 func FuzzBuildConfigFromCP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, offered string, cluster []byte, older bool, secret []byte) {
 		value := "s3cr3t-" + hex.EncodeToString(secret)
@@ -94,6 +99,18 @@ func FuzzBuildConfigFromCP(f *testing.F) {
 		if cfg.Host == "" || e == nil || e.Command != "/bin/plugin" || e.InteractiveMode != clientcmdapi.NeverExecInteractiveMode ||
 			len(e.Env) != 1 || e.Env[0].Value != value {
 			t.Fatalf("config %+v with exec %+v", cfg, e)
+		}
+		fromProfile := rest.CopyConfig(cfg)
+		fromProfile.ExecProvider = nil
+		if err := (clusters.KubeconfigPolicy{AllowInsecureTLS: true}).CheckRESTConfig(fromProfile); err != nil {
+			t.Fatalf("the profile made the config use more than insecure TLS: %v", err)
+		}
+		var asked clientcmdv1.Cluster
+		if err := json.Unmarshal(cluster, &asked); err != nil {
+			t.Fatalf("a config from a malformed entry: %v", err)
+		}
+		if cfg.Insecure != asked.InsecureSkipTLSVerify {
+			t.Fatalf("insecure %t, but the profile's entry says %t", cfg.Insecure, asked.InsecureSkipTLSVerify)
 		}
 	})
 }

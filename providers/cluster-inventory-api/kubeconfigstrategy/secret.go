@@ -7,13 +7,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 )
 
@@ -42,10 +42,22 @@ const (
 type SecretStrategyOption struct {
 	// ConsumerName is the value of the consumer label the Secrets must carry: the name of this controller.
 	ConsumerName string
+
+	// KubeconfigPolicy says what the kubeconfigs of the Secrets may make the controller do. The zero value, the
+	// default, refuses exec credential plugins, auth-providers, files of the controller's filesystem (tokenFile,
+	// client-certificate, client-key, certificate-authority) and insecure TLS: whoever can write a labelled
+	// Secret in a profile's namespace could otherwise run programs in the controller's container or send its files
+	// to a server of their choosing. A refused kubeconfig is reported like a malformed one (a Warning Event on the
+	// ClusterProfile and an error naming the profile, the field and the option that would allow it). See
+	// clusters.KubeconfigPolicy and docs/security.md.
+	KubeconfigPolicy clusters.KubeconfigPolicy
 }
 
 // secretStrategy reads kubeconfigs from labelled Secrets.
-type secretStrategy struct{ consumer string }
+type secretStrategy struct {
+	consumer string
+	policy   clusters.KubeconfigPolicy
+}
 
 // GetKubeConfig reads the kubeconfig of the Secret in clp's namespace labelled with the consumer and clp's name.
 // With several such Secrets, the first by name is used.
@@ -76,13 +88,9 @@ func (s *secretStrategy) GetKubeConfig(ctx context.Context, cli client.Client, c
 	if len(data) == 0 {
 		return nil, fmt.Errorf("cluster profile %s: Secret %s has no key %q", profile, secret.Name, SecretDataKeyKubeConfig)
 	}
-	cc, err := clientcmd.Load(data)
+	cfg, err := clusters.RESTConfigFromKubeconfig(data, s.policy)
 	if err != nil {
-		return nil, fmt.Errorf("cluster profile %s: Secret %s: cannot parse its kubeconfig", profile, secret.Name)
-	}
-	cfg, err := clientcmd.NewDefaultClientConfig(*cc, nil).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("cluster profile %s: Secret %s: invalid kubeconfig: %w", profile, secret.Name, err)
+		return nil, fmt.Errorf("cluster profile %s: Secret %s: %w", profile, secret.Name, err)
 	}
 	return cfg, nil
 }

@@ -71,16 +71,16 @@ func New(_ context.Context, option Option) (Interface, error) {
 		if option.Secret.ConsumerName == "" {
 			return nil, errors.New("kubeconfig strategy: the Secret strategy needs a ConsumerName")
 		}
-		return &secretStrategy{consumer: option.Secret.ConsumerName}, nil
+		return &secretStrategy{consumer: option.Secret.ConsumerName, policy: option.Secret.KubeconfigPolicy}, nil
 	case option.CredentialsProvider != nil:
 		if option.CredentialsProvider.Provider == nil {
 			return nil, errors.New("kubeconfig strategy: the CredentialsProvider strategy needs a Provider")
 		}
-		return newAccessStrategy(option.CredentialsProvider.Provider)
+		return newAccessStrategy(option.CredentialsProvider.Provider, option.CredentialsProvider.AllowInsecureTLS)
 	default:
 		if option.AccessProvider.Config == nil {
 			return nil, errors.New("kubeconfig strategy: the AccessProvider strategy needs a Config")
 		}
-		return newAccessStrategy(option.AccessProvider.Config)
+		return newAccessStrategy(option.AccessProvider.Config, option.AccessProvider.AllowInsecureTLS)
 	}
 }

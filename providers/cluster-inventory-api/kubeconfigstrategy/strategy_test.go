@@ -155,7 +155,7 @@ func TestSecretStrategy(t *testing.T) {
 	for name, want := range map[string]string{
 		"west":   "no Secret labelled x-k8s.io/cluster-inventory-consumer=me and x-k8s.io/cluster-profile=west",
 		"nokey":  `has no key "Config"`,
-		"broken": "cannot parse its kubeconfig",
+		"broken": "cannot parse the kubeconfig",
 	} {
 		_, err := s.GetKubeConfig(t.Context(), cli, profile(name))
 		if err == nil {

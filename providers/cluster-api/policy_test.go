@@ -1,0 +1,116 @@
+package capi_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	capi "sigs.k8s.io/multicluster-runtime/providers/cluster-api"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
+)
+
+// caseName is an object name for a policy case.
+func caseName(c harness.PolicyCase) string {
+	return strings.ReplaceAll(strings.ToLower(c.Name), " ", "-")
+}
+
+// warningsAbout returns the notes of the Warning Events on the object ns/name.
+func warningsAbout(t testing.TB, ns, name string) []string {
+	t.Helper()
+	var events corev1.EventList
+	if err := hostClient(t).List(t.Context(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range events.Items {
+		if e.Type == corev1.EventTypeWarning && e.InvolvedObject.Name == name {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
+
+// With the default options, the kubeconfig Secret of a Cluster that would run a plugin, read a file of the
+// controller, use an auth-provider or skip TLS verification is refused before anything of it happens (the plugin
+// leaves no file, the server the token file's kubeconfig names receives no request); a Warning Event on the
+// Cluster and a log line name the cluster, the refused fields and the option that allows them; a good Cluster
+// beside them is engaged, and fixing a refused Secret engages its Cluster.
+func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
+	ns := newNamespace(t, "capi-policy", mcHost, "member-0")
+	createConfigMap(t, "member-0", ns, "obj")
+	cases, rec := harness.PolicyCases(t, fleet, "member-0")
+	logs := &harness.LogBuffer{}
+	p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}}, logs)
+	// The Secret first: the note of a series of Events stays its first one's.
+	for _, c := range cases {
+		setKubeconfig(t, ns, caseName(c), "", c.Kubeconfig...)
+		createCluster(t, ns, caseName(c), true)
+	}
+	createCluster(t, ns, "good", true)
+	setKubeconfig(t, ns, "good", "member-0")
+	good := multicluster.ClusterName(ns + "/good")
+	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(seen(good, "obj", "member-0")) })
+
+	for _, c := range cases {
+		name := ns + "/" + caseName(c)
+		var note string
+		harness.Eventually(t, 0, "a Warning event on "+name, func() bool {
+			for _, n := range warningsAbout(t, ns, caseName(c)) {
+				if strings.Contains(n, name) && strings.Contains(n, "KubeconfigPolicy.") {
+					note = n
+					return true
+				}
+			}
+			return false
+		})
+		line := logs.Find(name, "KubeconfigPolicy.")
+		if line == "" {
+			t.Errorf("%s: no log line names the cluster and the refusal", c.Name)
+		}
+		for _, field := range c.Fields {
+			if !strings.Contains(note, field) || !strings.Contains(line, field) {
+				t.Errorf("%s: the event %q or the log line %q does not name %s", c.Name, note, line, field)
+			}
+		}
+		if c.Happened != nil && c.Happened() {
+			t.Errorf("%s: the kubeconfig was acted upon although refused", c.Name)
+		}
+	}
+	if got := rec.Authorizations(); len(got) != 0 {
+		t.Errorf("the server the token file's kubeconfig names received %d requests", len(got))
+	}
+	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{good}) {
+		t.Errorf("engaged %v, want only %s", got, good)
+	}
+
+	setKubeconfig(t, ns, "exec", "member-0")
+	fixed := multicluster.ClusterName(ns + "/exec")
+	harness.Eventually(t, 0, "the fixed Cluster reconciled", func() bool { return seenBy.Has(seen(fixed, "obj", "member-0")) })
+}
+
+// With the option that allows it, each kubeconfig works: the plugin runs and its cluster is engaged, the token
+// file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
+func TestKubeconfigPolicyOptIn(t *testing.T) {
+	cases, _ := harness.PolicyCases(t, fleet, "member-0")
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			ns := newNamespace(t, "capi-allow", mcHost, "member-0")
+			createConfigMap(t, "member-0", ns, "obj")
+			_, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
+			createCluster(t, ns, "c", true)
+			setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
+			if c.Engages {
+				name := multicluster.ClusterName(ns + "/c")
+				harness.Eventually(t, 0, string(name)+" reconciled", func() bool { return seenBy.Has(seen(name, "obj", "member-0")) })
+			}
+			if c.Happened != nil {
+				harness.Eventually(t, 0, c.Name+" acted upon", c.Happened)
+			}
+		})
+	}
+}

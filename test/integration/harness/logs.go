@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+)
+
+// LogBuffer keeps the lines logged through its Logger, for tests that check what a component logged. It is safe
+// for concurrent use.
+type LogBuffer struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Logger returns a logger that appends every line, of every verbosity up to 1, to b.
+func (b *LogBuffer) Logger() logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.lines = append(b.lines, prefix+" "+args)
+	}, funcr.Options{Verbosity: 1})
+}
+
+// Lines returns the lines logged so far.
+func (b *LogBuffer) Lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.lines)
+}
+
+// Find returns the first line that contains every one of substrings, or "" if none does.
+func (b *LogBuffer) Find(substrings ...string) string {
+	for _, line := range b.Lines() {
+		found := true
+		for _, s := range substrings {
+			found = found && strings.Contains(line, s)
+		}
+		if found {
+			return line
+		}
+	}
+	return ""
+}
