@@ -76,7 +76,7 @@ func refusals(t *testing.T, err error) []string {
 	if !errors.As(err, &refused) || !errors.Is(err, clusters.ErrKubeconfigRefused) {
 		t.Fatalf("got %v, want a *KubeconfigRefusedError matching ErrKubeconfigRefused", err)
 	}
-	var out []string
+	out := make([]string, 0, len(refused.Refusals))
 	for _, r := range refused.Refusals {
 		out = append(out, r.Entry+": "+r.Field+" -> "+r.Option)
 		if !strings.Contains(err.Error(), r.Entry+": "+r.Field) {

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -114,8 +115,14 @@ func setKubeconfig(t testing.TB, ns, name, member string, raw ...byte) {
 // called. With logs, the manager's log (the provider's included) goes there.
 func start(t testing.TB, opts capi.Options, logs ...*harness.LogBuffer) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
 	t.Helper()
+	return startAs(t, fleet.Host(), opts, logs...)
+}
+
+// startAs is start with the manager reaching the host with hostConfig.
+func startAs(t testing.TB, hostConfig *rest.Config, opts capi.Options, logs ...*harness.LogBuffer) (*capi.Provider, mcmanager.Manager, *harness.Recorder, func()) {
+	t.Helper()
 	p := capi.New(opts)
-	mgr, rec, stop := harness.StartRecordingManager(t, fleet.Host(), p, func(o *mcmanager.Options) {
+	mgr, rec, stop := harness.StartRecordingManager(t, hostConfig, p, func(o *mcmanager.Options) {
 		o.Scheme = harness.NewScheme() // the provider adds Cluster API's types to it
 		o.Controller.SkipNameValidation = ptr.To(true)
 		if len(logs) > 0 {

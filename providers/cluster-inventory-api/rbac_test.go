@@ -93,3 +93,13 @@ func TestRBAC(t *testing.T) {
 			func() { createProfile(t, ns, "bad", true) })
 	})
 }
+
+// The RBAC markers of rbac.go grant exactly what config/rbac/role.yaml grants, so that a program generating its
+// RBAC from markers gets what TestRBAC proves enough.
+func TestRBACMarkers(t *testing.T) {
+	kind, _, rules := harness.RBACManifest(t, "config/rbac/role.yaml")
+	markers, namespaced := harness.RBACMarkers(t, "rbac.go")
+	if kind != "ClusterRole" || namespaced || !harness.SameRules(rules, markers) {
+		t.Errorf("the markers (namespaced %t) grant %+v; the manifest (a %s) grants %+v", namespaced, markers, kind, rules)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -235,8 +236,14 @@ type fleetController struct {
 
 func startFleetController(t *testing.T, opts kubeconfig.Options, ns string, setup ...func(*testing.T, mcmanager.Manager)) *fleetController {
 	t.Helper()
+	return startFleetControllerAs(t, fleet.Host(), opts, ns, setup...)
+}
+
+// startFleetControllerAs is startFleetController with the manager reaching the host with hostConfig.
+func startFleetControllerAs(t *testing.T, hostConfig *rest.Config, opts kubeconfig.Options, ns string, setup ...func(*testing.T, mcmanager.Manager)) *fleetController {
+	t.Helper()
 	provider := kubeconfig.New(opts)
-	mgr := harness.NewManager(t, fleet.Host(), provider, func(o *mcmanager.Options) {
+	mgr := harness.NewManager(t, hostConfig, provider, func(o *mcmanager.Options) {
 		o.Controller.SkipNameValidation = ptr.To(true)
 	})
 	if err := provider.SetupWithManager(t.Context(), mgr); err != nil {
