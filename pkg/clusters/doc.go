@@ -33,6 +33,11 @@ WithLifetime makes the context of an engaged cluster (Clusters gives every clust
 whose end the layers that engage the cluster watch cheaply, through AfterFunc (this package's), with an entry in a
 list instead of a context and a context.AfterFunc registration each.
 
+KubeconfigPolicy and RESTConfigFromKubeconfig turn kubeconfigs read from the API (a Secret, a ClusterProfile)
+into rest.Configs under a policy whose zero value refuses what would let the kubeconfig's author take the controller
+over: exec credential plugins, auth-providers, files of the controller's filesystem and insecure TLS. Refusal is
+decided before anything runs or is read, and names the fields and the options that would allow them.
+
 Guarantees:
 
   - A cluster is retrievable with Get from before it is engaged until its context ends, so no event of a new

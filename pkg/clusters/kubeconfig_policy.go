@@ -197,8 +197,7 @@ func (p KubeconfigPolicy) refusals(u []use) kubeconfigRefusals {
 			if reason, option, ok := p.execAllowed(u.value); !ok {
 				refuse(u, reason, option)
 			} else if isRelativePath(u.value) {
-				refuse(u, "is a relative path, which would be resolved against the controller's working directory; "+
-					"name the command by its absolute path or by a name looked up in PATH", "")
+				refuse(u, relativePath("command by its absolute path or by a name looked up in PATH"), "")
 			}
 		case useAuthProvider:
 			if !p.AllowAuthProviders {
@@ -209,8 +208,7 @@ func (p KubeconfigPolicy) refusals(u []use) kubeconfigRefusals {
 			case !p.AllowLocalFiles:
 				refuse(u, "names a file of the controller's filesystem", "AllowLocalFiles")
 			case !filepath.IsAbs(u.value):
-				refuse(u, "is a relative path, which would be resolved against the controller's working directory; "+
-					"name the file by its absolute path", "")
+				refuse(u, relativePath("file by its absolute path"), "")
 			}
 		case useInsecureTLS:
 			if !p.AllowInsecureTLS {
@@ -223,6 +221,11 @@ func (p KubeconfigPolicy) refusals(u []use) kubeconfigRefusals {
 		}
 	}
 	return out
+}
+
+// relativePath is the reason a relative path is refused, whatever the policy: what to name instead.
+func relativePath(instead string) string {
+	return "is a relative path, which would be resolved against the controller's working directory; name the " + instead
 }
 
 // isRelativePath reports whether a command names a file relative to the working directory: it has a path

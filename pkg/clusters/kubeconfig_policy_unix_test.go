@@ -3,10 +3,8 @@
 package clusters_test
 
 import (
-	"encoding/pem"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // fifo makes a named pipe: opening it for reading blocks until someone opens it for writing, so a kubeconfig
@@ -74,36 +73,6 @@ func credentialPlugin(t *testing.T, dir, name, marker, token string) string {
 	return path
 }
 
-// authorizationRecorder is a TLS server that records the Authorization header of every request.
-type authorizationRecorder struct {
-	*httptest.Server
-	mu   sync.Mutex
-	seen []string
-}
-
-func newAuthorizationRecorder(t *testing.T) *authorizationRecorder {
-	r := &authorizationRecorder{}
-	r.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		r.seen = append(r.seen, req.Header.Get("Authorization"))
-		r.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *authorizationRecorder) caData() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Certificate().Raw})
-}
-
-func (r *authorizationRecorder) authorizations() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.seen...)
-}
-
 // get makes one request with cfg.
 func get(t *testing.T, cfg *rest.Config) error {
 	t.Helper()
@@ -135,9 +104,9 @@ func TestKubeconfigPolicyExecPluginUnderClientGoPolicy(t *testing.T) {
 	allowedMarker, otherMarker := filepath.Join(dir, "allowed-ran"), filepath.Join(dir, "other-ran")
 	allowed := credentialPlugin(t, dir, "allowed", allowedMarker, "plugin-token")
 	other := credentialPlugin(t, dir, "other", otherMarker, "other-token")
-	srv := newAuthorizationRecorder(t)
+	srv := harness.NewAuthorizationRecorder(t)
 	data := testKubeconfig(t, func(c *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo) {
-		c.Server, c.CertificateAuthorityData = srv.URL, srv.caData()
+		c.Server, c.CertificateAuthorityData = srv.URL, srv.CAData()
 		u.Token, u.Exec = "", execConfig(allowed)
 	})
 
@@ -171,7 +140,7 @@ func TestKubeconfigPolicyExecPluginUnderClientGoPolicy(t *testing.T) {
 	if !exists(allowedMarker) {
 		t.Error("the allowed plugin did not run")
 	}
-	if got := srv.authorizations(); len(got) != 1 || got[0] != "Bearer plugin-token" {
+	if got := srv.Authorizations(); len(got) != 1 || got[0] != "Bearer plugin-token" {
 		t.Errorf("the server saw %q, want the plugin's token once", got)
 	}
 }

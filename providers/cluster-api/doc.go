@@ -27,18 +27,21 @@ disengaged.
 
 The provider is built on clusters.Engager: its controller tells the engager what each object's cluster should be,
 and the engager builds (Options.NewCluster), starts, syncs, engages, replaces and stops the clusters in the
-background, so a cluster whose API server is slow or unreachable never holds up the others. A missing Secret or a
-malformed kubeconfig is logged with the cluster's name, recorded as a Warning Event on the object (reason
-KubeconfigUnavailable; events.k8s.io, reporting controller Options.ControllerName) and retried by the controller; a
-cluster that does not sync or engage gets a Warning Event (clusters.ReasonEngageFailed) and is retried on the
-engager's backoff (clusters.DefaultRetryDelay, doubling, at most clusters.DefaultMaxRetryDelay); an engaged cluster
-gets a Normal Event (clusters.ReasonEngaged). Credentials never appear in logs, events or errors.
+background, so a cluster whose API server is slow or unreachable never holds up the others. A missing Secret, a
+malformed kubeconfig or one that Options.KubeconfigPolicy refuses is logged with the cluster's name, recorded as a
+Warning Event on the object (reason KubeconfigUnavailable; events.k8s.io, reporting controller
+Options.ControllerName) and retried by the controller; a cluster that does not sync or engage gets a Warning Event
+(clusters.ReasonEngageFailed) and is retried on the engager's backoff (clusters.DefaultRetryDelay, doubling, at
+most clusters.DefaultMaxRetryDelay); an engaged cluster gets a Normal Event (clusters.ReasonEngaged). Credentials
+never appear in logs, events or errors. By default the policy refuses a kubeconfig with an exec credential plugin,
+an auth-provider, a file of the controller's filesystem or insecure TLS, which whoever can write the Secret could
+otherwise use to take the controller over; the kubeconfigs Cluster API writes use none of them.
 
-RBAC on the host cluster (see config/rbac/role.yaml):
+RBAC on the host cluster (config/rbac/role.yaml, and the markers of rbac.go):
 
-  - cluster.x-k8s.io clusters (or the kind of Options.ObjectToWatch): get, list, watch
+  - cluster.x-k8s.io clusters (or the kind of Options.ObjectToWatch): list, watch
   - core secrets: get, list, watch (for the kubeconfig Secrets and the metadata watch)
-  - events.k8s.io events (and core events): create, patch
+  - events.k8s.io events: create, patch
 
 In each workload cluster the provider uses the kubeconfig Cluster API generated, which is cluster-admin; give it
 a kubeconfig of narrower rights through Options.GetSecret where that matters.

@@ -58,32 +58,10 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 
 	for _, c := range cases {
 		name := ns + "/" + caseName(c)
-		var note string
-		harness.Eventually(t, 0, "a Warning event on "+name, func() bool {
-			for _, n := range warningsAbout(t, ns, caseName(c)) {
-				if strings.Contains(n, name) && strings.Contains(n, "KubeconfigPolicy.") {
-					note = n
-					return true
-				}
-			}
-			return false
-		})
-		line := logs.Find(name, "KubeconfigPolicy.")
-		if line == "" {
-			t.Errorf("%s: no log line names the cluster and the refusal", c.Name)
-		}
-		for _, field := range c.Fields {
-			if !strings.Contains(note, field) || !strings.Contains(line, field) {
-				t.Errorf("%s: the event %q or the log line %q does not name %s", c.Name, note, line, field)
-			}
-		}
-		if c.Happened != nil && c.Happened() {
-			t.Errorf("%s: the kubeconfig was acted upon although refused", c.Name)
-		}
+		note := harness.WaitForRefusal(t, name, func() []string { return warningsAbout(t, ns, caseName(c)) })
+		c.CheckRefused(t, name, note, logs.Find(name, "KubeconfigPolicy."))
 	}
-	if got := rec.Authorizations(); len(got) != 0 {
-		t.Errorf("the server the token file's kubeconfig names received %d requests", len(got))
-	}
+	rec.CheckUntouched(t)
 	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{good}) {
 		t.Errorf("engaged %v, want only %s", got, good)
 	}
@@ -96,21 +74,12 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 // With the option that allows it, each kubeconfig works: the plugin runs and its cluster is engaged, the token
 // file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
 func TestKubeconfigPolicyOptIn(t *testing.T) {
-	cases, _ := harness.PolicyCases(t, fleet, "member-0")
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			ns := newNamespace(t, "capi-allow", mcHost, "member-0")
-			createConfigMap(t, "member-0", ns, "obj")
-			_, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
-			createCluster(t, ns, "c", true)
-			setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
-			if c.Engages {
-				name := multicluster.ClusterName(ns + "/c")
-				harness.Eventually(t, 0, string(name)+" reconciled", func() bool { return seenBy.Has(seen(name, "obj", "member-0")) })
-			}
-			if c.Happened != nil {
-				harness.Eventually(t, 0, c.Name+" acted upon", c.Happened)
-			}
-		})
-	}
+	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
+		ns := newNamespace(t, "capi-allow", mcHost, "member-0")
+		createConfigMap(t, "member-0", ns, "obj")
+		_, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
+		setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
+		createCluster(t, ns, "c", true)
+		return func() bool { return seenBy.Has(seen(multicluster.ClusterName(ns+"/c"), "obj", "member-0")) }
+	})
 }

@@ -56,8 +56,9 @@ func New(opts Options) *Provider {
 // adds Cluster API's v1beta2 types to the host manager's scheme. It engages nothing: the manager starts the
 // provider (Start), which engages the clusters. Call it once, before the manager starts.
 //
-// Like every controller, the provider's runs on the elected leader only. The host manager needs RBAC to get,
-// list and watch the watched kind and Secrets, and to create and patch Events (see config/rbac/role.yaml).
+// Like every controller, the provider's runs on the elected leader only. The host manager needs RBAC to list and
+// watch the watched kind, to get, list and watch Secrets, and to create and patch Events (see
+// config/rbac/role.yaml).
 //
 // It returns an error if mgr is nil, if it is called twice, or if the controller cannot be built.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {

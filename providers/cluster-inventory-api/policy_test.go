@@ -53,21 +53,16 @@ func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
 
 	for _, c := range cases {
 		name := profileName(c)
-		harness.Eventually(t, 0, "a Warning event on "+ns+"/"+name, hasWarning(t, ns, name, append([]string{"KubeconfigPolicy."}, c.Fields...)...))
-		logged := false
-		for _, line := range strings.Split(logs.String(), "\n") {
-			logged = logged || containsAll(line, append([]string{ns + "/" + name, "KubeconfigPolicy."}, c.Fields...)...)
+		note := harness.WaitForRefusal(t, ns+"/"+name, func() []string { return warnings(t, ns, name) })
+		var line string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if line == "" && strings.Contains(l, ns+"/"+name) && strings.Contains(l, "KubeconfigPolicy.") {
+				line = l
+			}
 		}
-		if !logged {
-			t.Errorf("%s: no log line names the profile, the refused fields and the option", c.Name)
-		}
-		if c.Happened != nil && c.Happened() {
-			t.Errorf("%s: the kubeconfig was acted upon although refused", c.Name)
-		}
+		c.CheckRefused(t, ns+"/"+name, note, line)
 	}
-	if got := rec.Authorizations(); len(got) != 0 {
-		t.Errorf("the server the token file's kubeconfig names received %d requests", len(got))
-	}
+	rec.CheckUntouched(t)
 	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{good}) {
 		t.Errorf("engaged %v, want only %s", got, good)
 	}
@@ -80,25 +75,16 @@ func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
 // With the option that allows it, each kubeconfig works: the plugin runs and its cluster is engaged, the token
 // file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
 func TestSecretStrategyPolicyOptIn(t *testing.T) {
-	cases, _ := harness.PolicyCases(t, fleet, "member-0")
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			ns := newNamespace(t, "cip-allow", hub, "member-0")
-			createConfigMap(t, "member-0", ns, "obj")
-			_, _, seenBy, _ := start(t, clusterinventoryapi.Options{
-				KubeconfigStrategyOption: secretOptionWith(c.Allow),
-				ClusterOptions:           []cluster.Option{inNamespace(ns)},
-				IsReady:                  readyIn(ns),
-			})
-			setKubeconfigSecretData(t, ns, "prof", c.Kubeconfig)
-			createProfile(t, ns, "prof", true)
-			if c.Engages {
-				name := multicluster.ClusterName(ns + "/prof")
-				harness.Eventually(t, 0, string(name)+" reconciled", func() bool { return seenBy.Has(seen(name, "obj", "member-0")) })
-			}
-			if c.Happened != nil {
-				harness.Eventually(t, 0, c.Name+" acted upon", c.Happened)
-			}
+	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
+		ns := newNamespace(t, "cip-allow", hub, "member-0")
+		createConfigMap(t, "member-0", ns, "obj")
+		_, _, seenBy, _ := start(t, clusterinventoryapi.Options{
+			KubeconfigStrategyOption: secretOptionWith(c.Allow),
+			ClusterOptions:           []cluster.Option{inNamespace(ns)},
+			IsReady:                  readyIn(ns),
 		})
-	}
+		setKubeconfigSecretData(t, ns, "prof", c.Kubeconfig)
+		createProfile(t, ns, "prof", true)
+		return func() bool { return seenBy.Has(seen(multicluster.ClusterName(ns+"/prof"), "obj", "member-0")) }
+	})
 }

@@ -55,11 +55,19 @@ it has.
 # Memory and RBAC
 
 The provider does not use the manager's cache for Secrets: it runs a cache of its own that lists and watches only
-the labelled Secrets of Options.Namespace, with managed fields stripped. The manager's service account needs, in
-Options.Namespace:
+the labelled Secrets of Options.Namespace, with managed fields stripped. The manager's service account needs a
+Role in Options.Namespace, and nothing cluster-wide (config/rbac/role.yaml, and the markers of rbac.go):
 
-  - get, list, watch on secrets;
-  - create, patch on events (Events on the Secrets).
+  - list, watch on secrets;
+  - create, patch on events.k8s.io events (Events on the Secrets).
+
+# Kubeconfig policy
+
+Whoever can write a labelled Secret chooses where the controller connects and with which credentials. Options.
+KubeconfigPolicy (clusters.KubeconfigPolicy) bounds the rest: its zero value, the default, refuses exec
+credential plugins, auth-providers, files of the controller's filesystem and insecure TLS, before anything runs or
+is read. A refused Secret is reported like a malformed one (ReasonInvalidKubeconfig), naming the refused fields
+and the option that would allow them.
 
 # Credentials
 

@@ -65,8 +65,8 @@ func New(opts Options) *Provider {
 // (Start), which engages the clusters under the names of their Secrets, for as long as the manager runs or until
 // their Secret goes. ctx only bounds the setup. Call it once, before the manager starts.
 //
-// Like every controller, the provider's watch runs on the elected leader only. The manager needs RBAC to get, list
-// and watch Secrets and to create and patch Events (events.k8s.io) in Options.Namespace.
+// Like every controller, the provider's watch runs on the elected leader only. The manager needs RBAC to list and
+// watch Secrets and to create and patch Events (events.k8s.io) in Options.Namespace (config/rbac/role.yaml).
 //
 // It returns an error if called twice, or if Options.KubeconfigSecretLabel is not a valid label key.
 func (p *Provider) SetupWithManager(_ context.Context, mgr mcmanager.Manager) error {

@@ -15,6 +15,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -26,6 +27,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/examples/argocd"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcclusters "sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -163,12 +165,17 @@ func (r *Rig) StartFileManager(ctx context.Context, opts ManagerOptions) (*Manag
 	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, nil)
 }
 
-// StartSecretManager starts a manager whose clusters are the labelled Secrets of HostNamespace.
+// StartSecretManager starts a manager whose clusters are the labelled Secrets of HostNamespace. Their kubeconfigs may
+// run the rig's credential plugin, and nothing else the default KubeconfigPolicy refuses.
 func (r *Rig) StartSecretManager(ctx context.Context, opts ManagerOptions) (*Manager, error) {
 	p := kubeconfig.New(kubeconfig.Options{
 		Namespace:        HostNamespace,
 		ClusterOptions:   opts.clusterOptions(),
 		WaitCacheTimeout: opts.WaitCacheTimeout,
+		KubeconfigPolicy: mcclusters.KubeconfigPolicy{ExecPlugins: &clientcmdapi.PluginPolicy{
+			PolicyType: clientcmdapi.PluginPolicyAllowlist,
+			Allowlist:  []clientcmdapi.AllowlistEntry{{Command: r.Plugin}},
+		}},
 	})
 	m := &Manager{Provider: ProviderSecret, Secret: p}
 	return m, r.startManager(ctx, m, p, clientgoscheme.Scheme, opts, func(mgr mcmanager.Manager) error {

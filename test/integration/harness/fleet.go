@@ -71,11 +71,12 @@ func LoadKubeconfig(t testing.TB, fleet *mcenvtest.Fleet, name string) *clientcm
 }
 
 // TokenKubeconfig returns a kubeconfig of one context, "c", that reaches server with token, trusting caData (or, if
-// it is empty, skipping TLS verification).
+// it is empty, the system's roots: for a server that is never reached). It never skips TLS verification, which the
+// default clusters.KubeconfigPolicy refuses.
 func TokenKubeconfig(t testing.TB, server string, caData []byte, token string) []byte {
 	t.Helper()
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData, InsecureSkipTLSVerify: len(caData) == 0}
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData}
 	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
 	cfg.CurrentContext = "c"

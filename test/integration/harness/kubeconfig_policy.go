@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,6 +147,61 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 	return cases, rec
 }
 
+// CheckRefused fails the test unless the refusal of c was reported and nothing c asks happened: note (of the
+// Warning Event) and line (the log line) must both name what (the Secret or the object whose kubeconfig it is),
+// every one of c's Fields and the KubeconfigPolicy option that allows them.
+func (c PolicyCase) CheckRefused(t testing.TB, what, note, line string) {
+	t.Helper()
+	want := append([]string{what, "KubeconfigPolicy."}, c.Fields...)
+	for _, report := range []struct{ kind, text string }{{"Event", note}, {"log line", line}} {
+		for _, w := range want {
+			if !strings.Contains(report.text, w) {
+				t.Errorf("%s: the %s %q does not name %s", c.Name, report.kind, report.text, w)
+			}
+		}
+	}
+	if c.Happened != nil && c.Happened() {
+		t.Errorf("%s: the kubeconfig was acted upon although refused", c.Name)
+	}
+}
+
+// WaitForRefusal waits until notes (those of the Warning Events on the object whose kubeconfig was refused, what)
+// include one that names a KubeconfigPolicy option, and returns it.
+func WaitForRefusal(t testing.TB, what string, notes func() []string) string {
+	t.Helper()
+	var note string
+	Eventually(t, 0, "a Warning Event on "+what+" naming a KubeconfigPolicy option", func() bool {
+		for _, n := range notes() {
+			if strings.Contains(n, "KubeconfigPolicy.") {
+				note = n
+				return true
+			}
+		}
+		return false
+	})
+	return note
+}
+
+// CheckPolicyOptIns checks, for each of PolicyCases(fleet, member), that the option that allows it works: engage
+// stores the case's kubeconfig where a provider built with c.Allow reads it and returns a condition that holds once
+// the provider's cluster is reconciled; for a case that Engages, the condition must come to hold, and what the case
+// asks (Happened) must happen.
+func CheckPolicyOptIns(t *testing.T, fleet *mcenvtest.Fleet, member string, engage func(t *testing.T, c PolicyCase) (reconciled func() bool)) {
+	t.Helper()
+	cases, _ := PolicyCases(t, fleet, member)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			reconciled := engage(t, c)
+			if c.Engages {
+				Eventually(t, 0, "the cluster of "+c.Name+" reconciled", reconciled)
+			}
+			if c.Happened != nil {
+				Eventually(t, 0, c.Name+" acted upon", c.Happened)
+			}
+		})
+	}
+}
+
 func randomHex(t testing.TB) string {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
@@ -177,6 +233,14 @@ func NewAuthorizationRecorder(t testing.TB) *AuthorizationRecorder {
 // CAData returns the PEM of the certificate the server presents, for a kubeconfig that trusts it.
 func (r *AuthorizationRecorder) CAData() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Certificate().Raw})
+}
+
+// CheckUntouched fails the test if the server received any request.
+func (r *AuthorizationRecorder) CheckUntouched(t testing.TB) {
+	t.Helper()
+	if got := r.Authorizations(); len(got) != 0 {
+		t.Errorf("the server %s received %d requests", r.URL, len(got))
+	}
 }
 
 // Authorizations returns the Authorization headers received so far, one per request.
