@@ -77,9 +77,10 @@ func TestKubeconfigPolicyOptIn(t *testing.T) {
 	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
 		ns := newNamespace(t, "capi-allow", mcHost, "member-0")
 		createConfigMap(t, "member-0", ns, "obj")
-		_, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
+		p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
 		setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
 		createCluster(t, ns, "c", true)
-		return func() bool { return seenBy.Has(seen(multicluster.ClusterName(ns+"/c"), "obj", "member-0")) }
+		name := multicluster.ClusterName(ns + "/c")
+		return func() bool { return seenBy.Has(seen(name, "obj", "member-0")) && slices.Contains(p.ListClusters(), name) }
 	})
 }

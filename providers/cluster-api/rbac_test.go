@@ -1,6 +1,7 @@
 package capi_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestRBAC(t *testing.T) {
 	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	cfg := harness.ServiceAccountWithRole(t, fleet, ns, "fleet-controller", "config/rbac/role.yaml", "rbac.go")
 	logs := &harness.LogBuffer{}
-	_, _, seenBy, _ := startAs(t, cfg, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}}, logs)
+	p, _, seenBy, _ := startAs(t, cfg, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}}, logs)
 
 	cases, _ := harness.PolicyCases(t, fleet, "member-0")
 	setKubeconfig(t, ns, "refused", "", cases[0].Kubeconfig...)
@@ -28,6 +29,9 @@ func TestRBAC(t *testing.T) {
 	createCluster(t, ns, "wl", true)
 	name := multicluster.ClusterName(ns + "/wl")
 	harness.Eventually(t, 0, string(name)+" reconciled", func() bool { return seenBy.Has(harness.Seen(name, "obj", "member-0")) })
+	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{name}) {
+		t.Errorf("engaged %v, want only %s", got, name)
+	}
 	harness.Eventually(t, 0, "a Warning Event on the refused Cluster", func() bool {
 		for _, note := range warningsAbout(t, ns, "refused") {
 			if strings.Contains(note, "KubeconfigPolicy.") {

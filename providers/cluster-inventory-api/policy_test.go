@@ -78,13 +78,14 @@ func TestSecretStrategyPolicyOptIn(t *testing.T) {
 	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
 		ns := newNamespace(t, "cip-allow", hub, "member-0")
 		createConfigMap(t, "member-0", ns, "obj")
-		_, _, seenBy, _ := start(t, clusterinventoryapi.Options{
+		p, _, seenBy, _ := start(t, clusterinventoryapi.Options{
 			KubeconfigStrategyOption: secretOptionWith(c.Allow),
 			ClusterOptions:           []cluster.Option{inNamespace(ns)},
 			IsReady:                  readyIn(ns),
 		})
 		setKubeconfigSecretData(t, ns, "prof", c.Kubeconfig)
 		createProfile(t, ns, "prof", true)
-		return func() bool { return seenBy.Has(seen(multicluster.ClusterName(ns+"/prof"), "obj", "member-0")) }
+		name := multicluster.ClusterName(ns + "/prof")
+		return func() bool { return seenBy.Has(seen(name, "obj", "member-0")) && slices.Contains(namesIn(p, ns), name) }
 	})
 }

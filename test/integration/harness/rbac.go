@@ -19,6 +19,9 @@ import (
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 )
 
+// roleKind is the kind of a namespaced RBAC role.
+const roleKind = "Role"
+
 // RBACManifest reads the Role or ClusterRole of an RBAC manifest file (one object, YAML).
 func RBACManifest(t testing.TB, path string) (kind, name string, rules []rbacv1.PolicyRule) {
 	t.Helper()
@@ -34,7 +37,7 @@ func RBACManifest(t testing.TB, path string) (kind, name string, rules []rbacv1.
 	if err := yaml.UnmarshalStrict(data, &role); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if role.Kind != "Role" && role.Kind != "ClusterRole" {
+	if role.Kind != roleKind && role.Kind != "ClusterRole" {
 		t.Fatalf("%s holds a %s, want a Role or a ClusterRole", path, role.Kind)
 	}
 	return role.Kind, role.Metadata.Name, role.Rules
@@ -116,7 +119,7 @@ func ServiceAccountWithRole(t testing.TB, fleet *mcenvtest.Fleet, namespace, nam
 	t.Helper()
 	kind, roleName, rules := RBACManifest(t, manifest)
 	markerRules, namespaced := RBACMarkers(t, markers)
-	if !SameRules(rules, markerRules) || namespaced != (kind == "Role") {
+	if !SameRules(rules, markerRules) || namespaced != (kind == roleKind) {
 		t.Fatalf("the RBAC markers of %s (namespaced %t) grant %+v; %s (a %s) grants %+v", markers, namespaced, markerRules, manifest, kind, rules)
 	}
 	cfg, err := fleet.ServiceAccountConfig(t.Context(), mcenvtest.HostName, namespace, name)
@@ -126,7 +129,7 @@ func ServiceAccountWithRole(t testing.TB, fleet *mcenvtest.Fleet, namespace, nam
 	admin := Client(t, fleet, mcenvtest.HostName)
 	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}
 	var objs []client.Object
-	if kind == "Role" {
+	if kind == roleKind {
 		meta := metav1.ObjectMeta{Namespace: namespace, Name: roleName}
 		objs = append(objs, &rbacv1.Role{ObjectMeta: meta, Rules: rules}, &rbacv1.RoleBinding{ObjectMeta: meta,
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: roleName}, Subjects: []rbacv1.Subject{subject}})
