@@ -1,6 +1,7 @@
 package file
 
 import (
+	"errors"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 )
 
 // The fuzz targets of the file provider's parsers of user input: kubeconfig files (with the redaction of
@@ -23,27 +26,41 @@ const fuzzPath = "/fuzz/dir/fuzz.kubeconfig"
 // redactionMarker is what redact puts in place of a credential.
 const redactionMarker = "[redacted]"
 
-// Whatever the file holds, parsing it never panics, and no error it yields shows a credential of the file.
+// Whatever the file holds, parsing it never panics, and no error it yields shows a credential of the file. Parsed
+// under the zero KubeconfigPolicy, no config it yields runs an exec plugin or an auth-provider, reads a file or
+// talks to a server it does not verify, and each context the policy refuses has an error naming the option that
+// would allow it.
 func FuzzParseKubeconfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		configs, contextErrs, err := parseKubeconfig(fuzzPath, data, nil)
 		secrets := credentialValues(data)
-		if err != nil {
-			if configs != nil || contextErrs != nil {
-				t.Fatalf("an error and results: %v", err)
+		for _, policy := range []*clusters.KubeconfigPolicy{nil, {}} {
+			configs, contextErrs, err := parseKubeconfig(fuzzPath, data, policy)
+			if err != nil {
+				if configs != nil || contextErrs != nil {
+					t.Fatalf("an error and results: %v", err)
+				}
+				checkRedacted(t, err.Error(), secrets)
+				return
 			}
-			checkRedacted(t, err.Error(), secrets)
-			return
-		}
-		for name, cerr := range contextErrs {
-			if _, ok := configs[name]; ok {
-				t.Fatalf("context %q has both a config and an error", name)
+			for name, cerr := range contextErrs {
+				if _, ok := configs[name]; ok {
+					t.Fatalf("context %q has both a config and an error", name)
+				}
+				checkRedacted(t, cerr.Error(), secrets)
+				if errors.Is(cerr, clusters.ErrKubeconfigRefused) && !strings.Contains(cerr.Error(), "(set KubeconfigPolicy.") {
+					t.Fatalf("context %q: the refusal %q names no option", name, cerr)
+				}
 			}
-			checkRedacted(t, cerr.Error(), secrets)
-		}
-		for name, cfg := range configs {
-			if name == "" || cfg == nil {
-				t.Fatalf("context %q has config %v", name, cfg)
+			for name, cfg := range configs {
+				if name == "" || cfg == nil {
+					t.Fatalf("context %q has config %v", name, cfg)
+				}
+				if policy == nil {
+					continue
+				}
+				if err := policy.CheckRESTConfig(cfg); err != nil {
+					t.Fatalf("context %q: the zero policy let through: %v", name, err)
+				}
 			}
 		}
 	})

@@ -24,7 +24,8 @@ var fuzzCredential = regexp.MustCompile(`(token|password|client-key-data|client-
 // Whatever a Secret holds under the key (and beside it), reading it never panics; it yields either the target of a
 // cluster (a config the default KubeconfigPolicy allows: no exec plugin, no auth-provider, no file, TLS verified;
 // and a reference to the Secret that carries none of its data) or an error that names the Secret and the key, has
-// one of the documented reasons, and shows none of the Secret's credentials.
+// one of the documented reasons (a refusal of the policy also names the option that would allow it), and shows none
+// of the Secret's credentials.
 func FuzzDesiredFrom(f *testing.F) {
 	p := New(Options{Namespace: "fleet"})
 	f.Fuzz(func(t *testing.T, kubeconfig []byte, other []byte) {
@@ -56,6 +57,9 @@ func FuzzDesiredFrom(f *testing.F) {
 		msg := err.Error()
 		if !strings.Contains(msg, "fleet/east") || !strings.Contains(msg, `"`+DefaultKubeconfigSecretKey+`"`) {
 			t.Fatalf("error %q does not name the Secret and the key", msg)
+		}
+		if errors.Is(err, clusters.ErrKubeconfigRefused) && !strings.Contains(msg, "(set KubeconfigPolicy.") {
+			t.Fatalf("the refusal %q does not name the option that would allow it", msg)
 		}
 		for _, data := range [][]byte{kubeconfig, other} {
 			for _, m := range fuzzCredential.FindAllSubmatch(data, -1) {
