@@ -41,11 +41,11 @@ func warningsAbout(t testing.TB, ns, name string) []string {
 // Cluster and a log line name the cluster, the refused fields and the option that allows them; a good Cluster
 // beside them is engaged, and fixing a refused Secret engages its Cluster.
 func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
-	ns := newNamespace(t, "capi-policy", mcHost, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "capi-policy", mcHost, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	cases, rec := harness.PolicyCases(t, fleet, "member-0")
 	logs := &harness.LogBuffer{}
-	p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}}, logs)
+	p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}}, logs)
 	// The Secret first: the note of a series of Events stays its first one's.
 	for _, c := range cases {
 		setKubeconfig(t, ns, caseName(c), "", c.Kubeconfig...)
@@ -54,7 +54,7 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 	createCluster(t, ns, "good", true)
 	setKubeconfig(t, ns, "good", "member-0")
 	good := multicluster.ClusterName(ns + "/good")
-	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(seen(good, "obj", "member-0")) })
+	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(harness.Seen(good, "obj", "member-0")) })
 
 	for _, c := range cases {
 		name := ns + "/" + caseName(c)
@@ -68,19 +68,19 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 
 	setKubeconfig(t, ns, "exec", "member-0")
 	fixed := multicluster.ClusterName(ns + "/exec")
-	harness.Eventually(t, 0, "the fixed Cluster reconciled", func() bool { return seenBy.Has(seen(fixed, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the fixed Cluster reconciled", func() bool { return seenBy.Has(harness.Seen(fixed, "obj", "member-0")) })
 }
 
 // With the option that allows it, each kubeconfig works: the plugin runs and its cluster is engaged, the token
 // file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
 func TestKubeconfigPolicyOptIn(t *testing.T) {
 	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
-		ns := newNamespace(t, "capi-allow", mcHost, "member-0")
-		createConfigMap(t, "member-0", ns, "obj")
-		p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{inNamespace(ns)}, KubeconfigPolicy: c.Allow})
+		ns := harness.NewNamespace(t, fleet, "capi-allow", mcHost, "member-0")
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
+		p, _, seenBy, _ := start(t, capi.Options{ClusterOptions: []cluster.Option{harness.InNamespace(ns)}, KubeconfigPolicy: c.Allow})
 		setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
 		createCluster(t, ns, "c", true)
 		name := multicluster.ClusterName(ns + "/c")
-		return func() bool { return seenBy.Has(seen(name, "obj", "member-0")) && slices.Contains(p.ListClusters(), name) }
+		return func() bool { return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(p.ListClusters(), name) }
 	})
 }

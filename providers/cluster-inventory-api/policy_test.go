@@ -32,13 +32,13 @@ func secretOptionWith(policy clusters.KubeconfigPolicy) kubeconfigstrategy.Optio
 // on the ClusterProfile and a log line name the profile, the refused fields and the option that allows them; a
 // good profile beside them is engaged, and fixing a refused Secret engages its profile.
 func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
-	ns := newNamespace(t, "cip-policy", hub, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	ns := harness.NewNamespace(t, fleet, "cip-policy", hub, "member-0")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	cases, rec := harness.PolicyCases(t, fleet, "member-0")
 	logs := &logBuffer{}
 	p, _, seenBy, _ := start(t, clusterinventoryapi.Options{
 		KubeconfigStrategyOption: secretOption(),
-		ClusterOptions:           []cluster.Option{inNamespace(ns)},
+		ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 		IsReady:                  readyIn(ns),
 	}, logs)
 	// The Secret first: the note of a series of Events stays its first one's.
@@ -49,7 +49,7 @@ func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
 	setKubeconfigSecret(t, ns, "good", "member-0")
 	createProfile(t, ns, "good", true)
 	good := multicluster.ClusterName(ns + "/good")
-	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(seen(good, "obj", "member-0")) })
+	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(harness.Seen(good, "obj", "member-0")) })
 
 	for _, c := range cases {
 		name := profileName(c)
@@ -69,23 +69,23 @@ func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
 
 	setKubeconfigSecret(t, ns, "exec", "member-0")
 	fixed := multicluster.ClusterName(ns + "/exec")
-	harness.Eventually(t, 0, "the fixed profile reconciled", func() bool { return seenBy.Has(seen(fixed, "obj", "member-0")) })
+	harness.Eventually(t, 0, "the fixed profile reconciled", func() bool { return seenBy.Has(harness.Seen(fixed, "obj", "member-0")) })
 }
 
 // With the option that allows it, each kubeconfig works: the plugin runs and its cluster is engaged, the token
 // file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
 func TestSecretStrategyPolicyOptIn(t *testing.T) {
 	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
-		ns := newNamespace(t, "cip-allow", hub, "member-0")
-		createConfigMap(t, "member-0", ns, "obj")
+		ns := harness.NewNamespace(t, fleet, "cip-allow", hub, "member-0")
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 		p, _, seenBy, _ := start(t, clusterinventoryapi.Options{
 			KubeconfigStrategyOption: secretOptionWith(c.Allow),
-			ClusterOptions:           []cluster.Option{inNamespace(ns)},
+			ClusterOptions:           []cluster.Option{harness.InNamespace(ns)},
 			IsReady:                  readyIn(ns),
 		})
 		setKubeconfigSecretData(t, ns, "prof", c.Kubeconfig)
 		createProfile(t, ns, "prof", true)
 		name := multicluster.ClusterName(ns + "/prof")
-		return func() bool { return seenBy.Has(seen(name, "obj", "member-0")) && slices.Contains(namesIn(p, ns), name) }
+		return func() bool { return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(namesIn(p, ns), name) }
 	})
 }

@@ -22,10 +22,9 @@ func secretName(c harness.PolicyCase) string {
 // a Warning Event and a log line naming the Secret, the refused fields and the option that allows them; a good
 // Secret beside them is engaged, and fixing a refused Secret engages it.
 func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
-	ns := uniqueNamespace("kc-policy")
+	ns := harness.NewNamespace(t, fleet, "kc-policy", mcenvtest.HostName, "member-0")
 	dumpOnFailure(t, ns)
-	createNamespace(t, ns, mcenvtest.HostName, "member-0")
-	createConfigMap(t, "member-0", ns, "obj")
+	harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 	cases, rec := harness.PolicyCases(t, fleet, "member-0")
 	f := startFleetController(t, kubeconfig.Options{Namespace: ns}, ns)
 	hc := hostClient(t)
@@ -68,10 +67,9 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 // file's content is sent, the files are read, the auth-provider is used, the unverified member is reached.
 func TestKubeconfigPolicyOptIn(t *testing.T) {
 	harness.CheckPolicyOptIns(t, fleet, "member-0", func(t *testing.T, c harness.PolicyCase) func() bool {
-		ns := uniqueNamespace("kc-allow-" + secretName(c))
+		ns := harness.NewNamespace(t, fleet, "kc-allow-"+secretName(c), mcenvtest.HostName, "member-0")
 		dumpOnFailure(t, ns)
-		createNamespace(t, ns, mcenvtest.HostName, "member-0")
-		createConfigMap(t, "member-0", ns, "obj")
+		harness.CreateConfigMap(t, fleet, "member-0", ns, "obj")
 		f := startFleetController(t, kubeconfig.Options{Namespace: ns, KubeconfigPolicy: c.Allow}, ns)
 		if err := hostClient(t).Create(quietContext(t), kubeconfigSecret(ns, "c", c.Kubeconfig)); err != nil {
 			t.Fatal(err)
