@@ -81,6 +81,8 @@ func TestKubeconfigPolicyOptIn(t *testing.T) {
 		setKubeconfig(t, ns, "c", "", c.Kubeconfig...)
 		createCluster(t, ns, "c", true)
 		name := multicluster.ClusterName(ns + "/c")
-		return func() bool { return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(p.ListClusters(), name) }
+		return func() bool {
+			return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(p.ListClusters(), name)
+		}
 	})
 }

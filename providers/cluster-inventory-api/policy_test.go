@@ -86,6 +86,8 @@ func TestSecretStrategyPolicyOptIn(t *testing.T) {
 		setKubeconfigSecretData(t, ns, "prof", c.Kubeconfig)
 		createProfile(t, ns, "prof", true)
 		name := multicluster.ClusterName(ns + "/prof")
-		return func() bool { return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(namesIn(p, ns), name) }
+		return func() bool {
+			return seenBy.Has(harness.Seen(name, "obj", "member-0")) && slices.Contains(namesIn(p, ns), name)
+		}
 	})
 }
