@@ -48,8 +48,9 @@ RBAC on the hub: multicluster.x-k8s.io clusterprofiles list, watch; events.k8s.i
 secrets list, watch (Secret strategy only). config/rbac/role.yaml is that ClusterRole (and rbac.go its markers),
 and a test runs the provider with exactly those rights. The Secret strategy reads kubeconfigs under
 SecretStrategyOption.KubeconfigPolicy, which by default refuses exec plugins, auth-providers, local files and
-insecure TLS; a profile's access-provider entry may not switch off TLS verification unless allowed. The member clusters need whatever the controllers' reconcilers need; the
-provider itself only asks each member for its version before engaging it.
+insecure TLS; a profile's access-provider entry may not switch off TLS verification unless allowed. The member
+clusters need whatever the controllers' reconcilers need; the provider itself only asks each member for its version
+before engaging it.
 
 Main entry points:
 

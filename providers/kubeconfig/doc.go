@@ -63,8 +63,8 @@ Role in Options.Namespace, and nothing cluster-wide (config/rbac/role.yaml, and 
 
 # Kubeconfig policy
 
-Whoever can write a labelled Secret chooses where the controller connects and with which credentials. Options.
-KubeconfigPolicy (clusters.KubeconfigPolicy) bounds the rest: its zero value, the default, refuses exec
+Whoever can write a labelled Secret chooses where the controller connects and with which credentials.
+Options.KubeconfigPolicy (clusters.KubeconfigPolicy) bounds the rest: its zero value, the default, refuses exec
 credential plugins, auth-providers, files of the controller's filesystem and insecure TLS, before anything runs or
 is read. A refused Secret is reported like a malformed one (ReasonInvalidKubeconfig), naming the refused fields
 and the option that would allow them.
