@@ -32,6 +32,8 @@ type PolicyCase struct {
 	Kubeconfig []byte
 	// Fields are the fields the zero policy's refusal names, as the kubeconfig spells them.
 	Fields []string
+	// Values are what those fields hold (paths, the auth-provider's configuration), which no report may show.
+	Values []string
 	// Allow is the policy with the one option that allows the case.
 	Allow clusters.KubeconfigPolicy
 	// Engages says whether, under Allow, the kubeconfig reaches a working member (so that its cluster is
@@ -88,6 +90,7 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 			u.Exec = &clientcmdapi.ExecConfig{Command: plugin, APIVersion: "client.authentication.k8s.io/v1", InteractiveMode: clientcmdapi.NeverExecInteractiveMode}
 		}),
 		Fields:   []string{"exec"},
+		Values:   []string{plugin},
 		Allow:    clusters.KubeconfigPolicy{ExecPlugins: &clientcmdapi.PluginPolicy{PolicyType: clientcmdapi.PluginPolicyAllowlist, Allowlist: []clientcmdapi.AllowlistEntry{{Command: plugin}}}},
 		Engages:  true,
 		Happened: func() bool { _, err := os.Stat(marker); return err == nil },
@@ -104,6 +107,7 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 			u.ClientCertificateData, u.ClientKeyData, u.TokenFile = nil, nil, tokenFile
 		}),
 		Fields:   []string{"tokenFile"},
+		Values:   []string{tokenFile, hostToken},
 		Allow:    clusters.KubeconfigPolicy{AllowLocalFiles: true},
 		Happened: func() bool { return slices.Contains(rec.Authorizations(), "Bearer "+hostToken) },
 	})
@@ -117,6 +121,7 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 			u.ClientKeyData, u.ClientKey = nil, keyFile
 		}),
 		Fields:  []string{"certificate-authority", "client-key"},
+		Values:  []string{caFile, keyFile},
 		Allow:   clusters.KubeconfigPolicy{AllowLocalFiles: true},
 		Engages: true,
 	})
@@ -129,6 +134,7 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 			u.AuthProvider = &clientcmdapi.AuthProviderConfig{Name: registerTestAuthProvider(t), Config: map[string]string{"id": id}}
 		}),
 		Fields:   []string{"auth-provider"},
+		Values:   []string{id},
 		Allow:    clusters.KubeconfigPolicy{AllowAuthProviders: true},
 		Engages:  true,
 		Happened: func() bool { return testAuthProviderUsed(id) },
@@ -149,7 +155,7 @@ func PolicyCases(t testing.TB, fleet *mcenvtest.Fleet, member string) (cases []P
 
 // CheckRefused fails the test unless the refusal of c was reported and nothing c asks happened: note (of the
 // Warning Event) and line (the log line) must both name what (the Secret or the object whose kubeconfig it is),
-// every one of c's Fields and the KubeconfigPolicy option that allows them.
+// every one of c's Fields and the KubeconfigPolicy option that allows them, and neither may show one of c's Values.
 func (c PolicyCase) CheckRefused(t testing.TB, what, note, line string) {
 	t.Helper()
 	want := append([]string{what, "KubeconfigPolicy."}, c.Fields...)
@@ -157,6 +163,11 @@ func (c PolicyCase) CheckRefused(t testing.TB, what, note, line string) {
 		for _, w := range want {
 			if !strings.Contains(report.text, w) {
 				t.Errorf("%s: the %s %q does not name %s", c.Name, report.kind, report.text, w)
+			}
+		}
+		for _, v := range c.Values {
+			if strings.Contains(report.text, v) {
+				t.Errorf("%s: the %s %q shows the value %q", c.Name, report.kind, report.text, v)
 			}
 		}
 	}
