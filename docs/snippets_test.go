@@ -22,7 +22,7 @@ var markerRE = regexp.MustCompile(`^<!-- snippet: ([^#\s]+)#([\w.-]+) -->$`)
 const repoRoot = ".."
 
 // region returns the lines between `// snippet:start name` and `// snippet:end name` of the file, without their
-// common indentation.
+// common indentation and without blank lines at either end.
 func region(path, name string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(repoRoot, path))
 	if err != nil {
@@ -50,6 +50,12 @@ func region(path, name string) (string, error) {
 	}
 	if in {
 		return "", fmt.Errorf("%s: region %q has no end", path, name)
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
 	}
 	return dedent(lines), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -143,6 +144,62 @@ func TestDemoInterrupted(t *testing.T) {
 	if procs, _ := leftovers(t, tmp); len(procs) == 0 {
 		t.Fatal("found no control plane process of the demo while it runs: the leftover check would prove nothing")
 	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, exited, out, time.Minute)
+	assertNothingLeft(t, tmp)
+}
+
+// With -keep, the demo tells how to run a controller of your own against its fleet, and the quickstart's program
+// run that way reconciles the demo's ConfigMap in the members, as the quickstart page says.
+func TestDemoKeepRunsTheQuickstart(t *testing.T) {
+	bin := buildDemo(t)
+	cmd, out, tmp, exited := startDemo(t, bin, "-clusters", "1", "-keep")
+	runRE := regexp.MustCompile(`cd examples/quickstart && go run \. --kubeconfig (\S+) -fleet (\S+)`)
+	var m []string
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+		m = runRE.FindStringSubmatch(out.String())
+		return m != nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the demo did not say how to run a controller against its fleet:\n%s", out)
+	}
+
+	quickstart := filepath.Join(t.TempDir(), "quickstart")
+	build := exec.Command("go", "build", "-o", quickstart, ".")
+	build.Dir = filepath.Join("..", "..", "examples", "quickstart")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of examples/quickstart: %v\n%s", err, b)
+	}
+	q := exec.Command(quickstart, "--kubeconfig", m[1], "-fleet", m[2])
+	qOut := &lockedBuffer{}
+	q.Stdout, q.Stderr = qOut, qOut
+	if err := q.Start(); err != nil {
+		t.Fatal(err)
+	}
+	qExited := make(chan error, 1)
+	go func() { qExited <- q.Wait() }()
+	t.Cleanup(func() {
+		if q.ProcessState == nil {
+			_ = q.Process.Kill()
+		}
+	})
+	err = wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
+		for line := range strings.Lines(qOut.String()) {
+			if strings.Contains(line, "Reconciled ConfigMap") && strings.Contains(line, m[2]) && strings.Contains(line, `"name": "greeting"`) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("the quickstart did not reconcile the demo's ConfigMap in a member:\n%s", qOut)
+	}
+	if err := q.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, qExited, qOut, time.Minute)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

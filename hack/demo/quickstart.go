@@ -19,7 +19,6 @@ import (
 // setupQuickstart registers the quickstart controller: a uniform reconciler of the ConfigMaps of the demo namespace,
 // in every cluster of the fleet, that reads the ConfigMap from the cluster the request names.
 func setupQuickstart(mgr mcmanager.Manager, n *narrator) error {
-	// snippet:start quickstart-controller
 	return mcbuilder.ControllerManagedBy(mgr).
 		Named("quickstart-configmaps").
 		For(&corev1.ConfigMap{}).
@@ -41,7 +40,6 @@ func setupQuickstart(mgr mcmanager.Manager, n *narrator) error {
 			n.reconciled(shortName(req.ClusterName), req.NamespacedName.String(), cm.Data[greetingKey])
 			return ctrl.Result{}, nil
 		}))
-	// snippet:end quickstart-controller
 }
 
 // shortName is the context part of a file provider's cluster name ("<path>+<context>"): the member's name, as the

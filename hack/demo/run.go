@@ -46,11 +46,17 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 		logf.SetLogger(logr.Discard())
 	}
 
-	dir, err := os.MkdirTemp("", "mcr-demo-")
+	// The members' kubeconfig files are in root/members, which the provider watches; the host's is root/host.kubeconfig,
+	// for a controller of your own to run against the fleet (see -keep).
+	root, err := os.MkdirTemp("", "mcr-demo-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(root)
+	dir, hostKubeconfig := filepath.Join(root, "members"), filepath.Join(root, "host.kubeconfig")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
 
 	members := make([]string, opts.clusters)
 	for i := range members {
@@ -71,8 +77,10 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 		return fmt.Errorf("starting the fleet: %w", err)
 	}
 	n.sayf("FLEET", "%d members up: %s", len(members), strings.Join(members, ", "))
+	if err := fleet.WriteKubeconfig(hostKubeconfig, mcenvtest.HostName); err != nil {
+		return fmt.Errorf("writing the host's kubeconfig: %w", err)
+	}
 
-	// snippet:start quickstart-manager
 	provider, err := file.New(file.Options{KubeconfigDirs: []string{dir}})
 	if err != nil {
 		return err
@@ -84,7 +92,6 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	// snippet:end quickstart-manager
 	if err := mgr.Add(&engagementWatcher{n: n}); err != nil {
 		return err
 	}
@@ -115,6 +122,7 @@ func run(ctx context.Context, opts options, n *narrator) (err error) {
 
 	if opts.keep {
 		n.sayf("RUNNING", "the fleet keeps running: change ConfigMaps in namespace %q with the kubeconfigs in %s; Ctrl-C stops", demoNamespace, dir)
+		n.sayf("RUNNING", "run a controller of your own against it: cd examples/quickstart && go run . --kubeconfig %s -fleet %s", hostKubeconfig, dir)
 		s.greetEvery(ctx, 5*time.Second)
 	} else {
 		remaining := time.Until(n.start.Add(opts.duration))

@@ -24,8 +24,9 @@ type Controller = TypedController[mcreconcile.Request]
 
 // Options are the options of a multi-cluster controller: controller-runtime's controller options over
 // multi-cluster requests. CacheSyncTimeout bounds each wait for a per-cluster source to sync (default two
-// minutes, as in controller-runtime); a source that misses it is restarted with backoff. Unless NewQueue or
-// UsePriorityQueue is set, the queue is NewFairQueue: fair across clusters.
+// minutes, as in controller-runtime); a source that misses it is restarted with backoff. Unless NewQueue is set,
+// the queue is fair across clusters: NewFairPriorityQueue (priorities within each cluster), or NewFairQueue (first
+// in, first out within each cluster) when UsePriorityQueue is false.
 type Options = controller.TypedOptions[mcreconcile.Request]
 
 // TypedController is a controller-runtime controller that is also cluster-aware.
