@@ -58,51 +58,72 @@ go_files() {
 	fi
 }
 
-# prelude prints the lines of file $1 before its package clause.
-prelude() {
-	awk '/^package[ \t]/ { exit } { print }' "$1"
+# read_file reads file $1 into lines, one element per line, and sets pre to the number of lines before its package
+# clause. Everything below works on lines in the shell itself: no process per file, so that the whole repository
+# takes seconds.
+read_file() {
+	mapfile -t lines <"$1"
+	pre=${#lines[@]}
+	local i
+	for ((i = 0; i < ${#lines[@]}; i++)); do
+		if [[ "${lines[i]}" =~ ^package[[:space:]] ]]; then
+			pre=$i
+			return
+		fi
+	done
 }
 
-# has_header reports whether file $1 starts with the header, or has another Apache-2.0 licence comment and the
-# SPDX line before its package clause.
+# prelude_has reports whether a line before the package clause contains $1.
+prelude_has() {
+	local i
+	for ((i = 0; i < pre; i++)); do
+		[[ "${lines[i]}" == *"$1"* ]] && return 0
+	done
+	return 1
+}
+
+# has_header reports whether the file read starts with the header, or has another Apache-2.0 licence comment and
+# the SPDX line before its package clause.
 has_header() {
-	local first second third
-	{
-		IFS= read -r first || true
-		IFS= read -r second || true
-		IFS= read -r third || true
-	} <"$1"
-	if [[ "$first" =~ $copyright_re && "$second" == "$spdx" && -z "$third" ]]; then
+	if [[ ${#lines[@]} -ge 3 && "${lines[0]}" =~ $copyright_re && "${lines[1]}" == "$spdx" && -z "${lines[2]}" ]]; then
 		return 0
 	fi
-	local head
-	head=$(prelude "$1")
-	[[ "$head" == *"$apache"* ]] && grep -qxF -- "$spdx" <<<"$head"
+	prelude_has "$apache" || return 1
+	local i
+	for ((i = 0; i < pre; i++)); do
+		[[ "${lines[i]}" == "$spdx" ]] && return 0
+	done
+	return 1
 }
 
-# add_header writes the header into file $1.
+# add_header writes the header into file $1, read before; it fails for a licence comment whose end it cannot find.
 add_header() {
-	local file=$1 tmp
-	tmp=$(mktemp "${file}.XXXXXX")
-	if [[ "$(prelude "$file")" == *"$apache"* ]]; then
-		# The SPDX line goes after the comment that holds the licence: the line that closes its /* */ block, or the
-		# last line of its run of // lines; a blank line separates it from what follows.
-		awk -v spdx="$spdx" -v apache="$apache" '
-			blank { blank = 0; if ($0 != "") print "" }
-			!done && found && linecomment && !/^\/\// { print spdx; if ($0 != "") print ""; done = 1 }
-			!done && /^package[ \t]/ { done = 1 }
-			{ print }
-			!done && !found && index($0, apache) { found = 1; linecomment = ($0 ~ /^\/\//) }
-			!done && found && !linecomment && /\*\/[ \t]*$/ { print spdx; done = 1; blank = 1 }
-		' "$file" >"$tmp"
-	else
-		{
-			printf '// Copyright %s The multicluster-runtime Authors.\n%s\n\n' "$year" "$spdx"
-			cat "$file"
-		} >"$tmp"
+	local file=$1
+	if ! prelude_has "$apache"; then
+		printf '%s\n' "// Copyright $year The multicluster-runtime Authors." "$spdx" "" "${lines[@]}" >"$file"
+		return
 	fi
-	chmod --reference="$file" "$tmp" 2>/dev/null || chmod 644 "$tmp"
-	mv "$tmp" "$file"
+	# The SPDX line goes after the comment that holds the licence: after the line that closes its /* */ block, or
+	# after the last line of its run of // lines; a blank line separates it from what follows.
+	local i at=-1 found=false linecomment=false
+	for ((i = 0; i < pre; i++)); do
+		if [[ "$found" == false ]]; then
+			[[ "${lines[i]}" == *"$apache"* ]] || continue
+			found=true
+			[[ "${lines[i]}" == //* ]] && linecomment=true
+		fi
+		if [[ "$linecomment" == true && "${lines[i + 1]-}" != //* ]] ||
+			[[ "$linecomment" == false && "${lines[i]}" =~ \*/[[:space:]]*$ ]]; then
+			at=$((i + 1))
+			break
+		fi
+	done
+	((at >= 0)) || return 1
+	local rest=("${lines[@]:at}")
+	if [[ ${#rest[@]} -gt 0 && -n "${rest[0]}" ]]; then
+		rest=("" "${rest[@]}")
+	fi
+	printf '%s\n' "${lines[@]:0:at}" "$spdx" "${rest[@]}" >"$file"
 }
 
 missing=0
@@ -110,19 +131,19 @@ unknown=0
 while IFS= read -r -d '' file; do
 	file=${file#./}
 	[[ -f "$file" ]] || continue # deleted but still in the index
-	has_header "$file" && continue
+	read_file "$file"
+	has_header && continue
 	if [[ "$check" == true ]]; then
 		missing=$((missing + 1))
 		echo "$file"
 		continue
 	fi
-	if prelude "$file" | grep -q 'SPDX-License-Identifier'; then
+	if prelude_has "SPDX-License-Identifier" || ! add_header "$file"; then
 		unknown=$((unknown + 1))
-		echo "license-headers.sh: $file has an SPDX line but not the header; fix it by hand" >&2
+		echo "license-headers.sh: $file has an SPDX line or a licence comment but not the header; fix it by hand" >&2
 		continue
 	fi
 	missing=$((missing + 1))
-	add_header "$file"
 done < <(go_files)
 
 if [[ "$check" == true ]]; then

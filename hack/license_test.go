@@ -194,7 +194,7 @@ func TestLicenseHeadersScript(t *testing.T) {
 
 	other := "// SPDX-License-Identifier: MIT\n\npackage fixture\n"
 	writeFile(t, filepath.Join(dir, "other.go"), other)
-	if out, ok := runScript(dir, script); ok || !strings.Contains(out, "other.go has an SPDX line but not the header") {
+	if out, ok := runScript(dir, script); ok || !strings.Contains(out, "other.go has an SPDX line or a licence comment but not the header") {
 		t.Errorf("a file with another SPDX line: want a failure naming it (ok=%v):\n%s", ok, out)
 	}
 	if got := readFile(t, filepath.Join(dir, "other.go")); got != other {
