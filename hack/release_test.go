@@ -13,9 +13,9 @@ import (
 // repoRoot is the repository root, one level above this package.
 const repoRoot = ".."
 
-// scratchRepo is a git repository in a temporary directory whose one commit, on main, is this working tree as it
-// is (its tracked and untracked files that .gitignore does not ignore), so that the scripts under test are the
-// ones being changed.
+// scratchRepo is a git repository in a temporary directory, without the tags of this one, whose last commit, on
+// main, is this working tree as it is (its tracked and untracked files that .gitignore does not ignore), so that the
+// scripts under test are the ones being changed.
 type scratchRepo struct {
 	t   *testing.T
 	dir string
@@ -30,7 +30,7 @@ func newScratchRepo(t *testing.T) *scratchRepo {
 	r := &scratchRepo{t: t, dir: filepath.Join(t.TempDir(), "repo")}
 	// A clone that shares the working tree's objects and checks nothing out; its index is then filled with the
 	// working tree's files.
-	run(t, root, "git", "clone", "--quiet", "--shared", "--no-checkout", root, r.dir)
+	run(t, root, "git", "clone", "--quiet", "--shared", "--no-checkout", "--no-tags", root, r.dir)
 	files := strings.Split(strings.TrimRight(run(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
 	for _, f := range files {
 		src := filepath.Join(root, f)
@@ -53,7 +53,7 @@ func newScratchRepo(t *testing.T) *scratchRepo {
 	r.git("config", "user.name", "Release Test")
 	r.git("config", "user.email", "release-test@example.com")
 	r.git("add", "-A")
-	r.git("commit", "--quiet", "--no-verify", "-m", "the working tree")
+	r.git("commit", "--quiet", "--no-verify", "--allow-empty", "-m", "the working tree") // empty when the tree is clean
 	r.git("branch", "-M", "main")
 	return r
 }
