@@ -104,8 +104,9 @@ func (c *exprChecker) eval(e ast.Expr) ([]value, bool) {
 			return []value{{typ: types.Typ[types.UntypedInt]}}, true
 		case token.FLOAT:
 			return []value{{typ: types.Typ[types.UntypedFloat]}}, true
+		default: // an imaginary or a rune literal: no page names one
+			return nil, false
 		}
-		return nil, false
 	case *ast.BinaryExpr:
 		c.eval(e.X)
 		c.eval(e.Y)

@@ -157,7 +157,10 @@ func serveRelease(t *testing.T, root, modPath, version string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		info, _ := json.Marshal(map[string]any{"Version": version, "Time": time.Now().UTC().Format(time.RFC3339)})
+		info, err := json.Marshal(struct{ Version, Time string }{version, time.Now().UTC().Format(time.RFC3339)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		var zip bytes.Buffer
 		if err := modzip.CreateFromDir(&zip, module.Version{Path: path, Version: version}, dir); err != nil {
 			t.Fatalf("zipping %s: %v", dir, err)

@@ -121,7 +121,7 @@ func (f *markdownFile) parse(data string) {
 		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ") || isOrdered(trimmed):
 			// A list item starts a paragraph of its own.
 			flush()
-			para, paraStart = []string{line}, i+1
+			para, paraStart = append(para, line), i+1
 		default:
 			if len(para) == 0 {
 				paraStart = i + 1

@@ -212,19 +212,6 @@ func (u *universe) madeBy(path string) bool {
 	return false
 }
 
-// moduleRoot is the directory of the go.mod that dir is in.
-func moduleRoot(dir, root string) string {
-	for d := dir; strings.HasPrefix(d, root); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if d == root {
-			break
-		}
-	}
-	return root
-}
-
 // checkShellLine checks the commands of one line of a shell block: make targets and variables, the flags given to
 // scripts and to `go run`. cwd follows the block's `cd` commands.
 func (u *universe) checkShellLine(f *markdownFile, line string, cwd *string, mk *makefile) []string {

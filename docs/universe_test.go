@@ -152,7 +152,7 @@ func newUniverse() (*universe, error) {
 		}
 		u.pkgs[path] = pkg
 	}
-	mandated, err := importasAliases(filepath.Join(root, ".golangci.yml"))
+	mandated, err := linterAliases(filepath.Join(root, ".golangci.yml"))
 	if err != nil {
 		return nil, err
 	}
@@ -276,9 +276,9 @@ func (u *universe) readSources(mandated map[string]string) error {
 	})
 }
 
-// importasAliases returns the aliases .golangci.yml's importas rule mandates, by import path: a page that names
+// linterAliases returns the import aliases .golangci.yml mandates, by import path: a page that names
 // mcbuilder.X means this repository's builder, and builder.X controller-runtime's.
-func importasAliases(path string) (map[string]string, error) {
+func linterAliases(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -289,24 +289,9 @@ func importasAliases(path string) (map[string]string, error) {
 		out[m[1]] = m[2]
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no importas aliases found", path)
+		return nil, fmt.Errorf("%s: no import aliases found", path)
 	}
 	return out, nil
-}
-
-// typeNamed returns the types of the universe named name (a type name, or a field named name, as in
-// `Options.ClusterOptions` or `Cache.NewInformer`).
-func (u *universe) typeNamed(name string) []types.Type {
-	var out []types.Type
-	for _, obj := range u.names[name] {
-		switch obj := obj.(type) {
-		case *types.TypeName:
-			out = append(out, obj.Type())
-		case *types.Var:
-			out = append(out, obj.Type())
-		}
-	}
-	return out
 }
 
 // deprecation returns the "Deprecated:" paragraph of obj's doc comment, or "" if it has none. Export data holds

@@ -2,6 +2,7 @@
 package hack_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,7 +113,7 @@ func run(t *testing.T, dir, name string, args ...string) string {
 	out, err := cmd.Output()
 	if err != nil {
 		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			stderr = string(ee.Stderr)
 		}
 		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr)
@@ -218,7 +219,8 @@ func TestReleaseTagsEveryPublishedModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"v0.25.1"}
+	want := make([]string, 0, 1+len(providers))
+	want = append(want, "v0.25.1")
 	for _, p := range providers {
 		want = append(want, "providers/"+filepath.Base(filepath.Dir(p))+"/v0.25.1")
 	}
