@@ -20,7 +20,10 @@ func TestTableOfContentsListsEveryPage(t *testing.T) {
 		linked[filepath.Clean(m[1])] = true
 	}
 	for _, page := range pages(t) {
-		if page != "README.md" && !linked[page] {
+		if page == "README.md" || strings.HasPrefix(page, "..") { // the table itself; the project README is no page of the book
+			continue
+		}
+		if !linked[page] {
 			t.Errorf("docs/%s is not in the table of contents (docs/README.md)", page)
 		}
 	}

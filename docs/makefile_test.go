@@ -28,7 +28,7 @@ type makefile struct {
 var (
 	targetRE     = regexp.MustCompile(`^([A-Za-z0-9_-]+):([^=]|$)`)
 	makeVarRE    = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*(\?=|:=|\+=|=)`)
-	recipeProgRE = regexp.MustCompile(`cd (\S+) && .*go build -o \S+ (\S+)`)
+	recipeProgRE = regexp.MustCompile(`cd (\S+) && .*(?:go build|\$\(GO_BUILD\)) -o \S+ (\S+)`)
 	scriptVarRE  = regexp.MustCompile(`\$\{?([A-Z_][A-Z0-9_]*)`)
 )
 
