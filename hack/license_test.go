@@ -50,7 +50,7 @@ func TestGoFilesHaveLicenseHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	var missing []string
-	for _, f := range strings.Split(strings.TrimRight(run(t, root, "git", "ls-files", "-z", "--", "*.go"), "\x00"), "\x00") {
+	for _, f := range strings.Split(strings.TrimRight(runCmd(t, root, "git", "ls-files", "-z", "--", "*.go"), "\x00"), "\x00") {
 		src, err := os.ReadFile(filepath.Join(root, f))
 		if os.IsNotExist(err) {
 			continue // deleted in the working tree, not yet in the index
@@ -104,8 +104,8 @@ func TestLicenseHeadersScript(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, ".gitignore"), "ignored.go\n")
 	writeFile(t, filepath.Join(dir, "ignored.go"), "package fixture\n")
-	run(t, dir, "git", "init", "--quiet")
-	run(t, dir, "git", "add", "-A")
+	runCmd(t, dir, "git", "init", "--quiet")
+	runCmd(t, dir, "git", "add", "-A")
 	writeFile(t, filepath.Join(dir, "sub", "untracked.go"), "package sub\n")
 
 	out, ok := runScript(dir, script, "--check")

@@ -31,8 +31,8 @@ func newScratchRepo(t *testing.T) *scratchRepo {
 	r := &scratchRepo{t: t, dir: filepath.Join(t.TempDir(), "repo")}
 	// A clone that shares the working tree's objects and checks nothing out; its index is then filled with the
 	// working tree's files.
-	run(t, root, "git", "clone", "--quiet", "--shared", "--no-checkout", "--no-tags", root, r.dir)
-	files := strings.Split(strings.TrimRight(run(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
+	runCmd(t, root, "git", "clone", "--quiet", "--shared", "--no-checkout", "--no-tags", root, r.dir)
+	files := strings.Split(strings.TrimRight(runCmd(t, root, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"), "\x00"), "\x00")
 	for _, f := range files {
 		src := filepath.Join(root, f)
 		st, err := os.Lstat(src)
@@ -61,7 +61,7 @@ func newScratchRepo(t *testing.T) *scratchRepo {
 
 func (r *scratchRepo) git(args ...string) string {
 	r.t.Helper()
-	return run(r.t, r.dir, "git", args...)
+	return runCmd(r.t, r.dir, "git", args...)
 }
 
 // write writes a file of the repository.
@@ -105,7 +105,7 @@ func (r *scratchRepo) tags() []string {
 	return out
 }
 
-func run(t *testing.T, dir, name string, args ...string) string {
+func runCmd(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -125,7 +125,7 @@ func run(t *testing.T, dir, name string, args ...string) string {
 // left untidy in the working tree (which release.sh refuses, see TestReleaseRefuses) does not stop the release.
 func (r *scratchRepo) tidy() {
 	r.t.Helper()
-	for _, mod := range strings.Fields(run(r.t, r.dir, "bash", "hack/test-all-modules.sh", "--list")) {
+	for _, mod := range strings.Fields(runCmd(r.t, r.dir, "bash", "hack/test-all-modules.sh", "--list")) {
 		dir := filepath.Join(r.dir, mod)
 		check := exec.Command("go", "mod", "tidy", "-diff")
 		check.Dir, check.Env = dir, append(os.Environ(), "GOWORK=off", "GOFLAGS=")
@@ -249,7 +249,7 @@ func TestReleaseTagsEveryPublishedModule(t *testing.T) {
 	if !strings.Contains(out, "git push origin main "+strings.Join(orderedTags(want), " ")) {
 		t.Errorf("the output lacks the push command for main and every tag:\n%s", out)
 	}
-	if origin := strings.Fields(run(t, repoRoot, "git", "tag", "--list", "v0.25.1", "providers/*/v0.25.1")); len(origin) > 0 {
+	if origin := strings.Fields(runCmd(t, repoRoot, "git", "tag", "--list", "v0.25.1", "providers/*/v0.25.1")); len(origin) > 0 {
 		t.Errorf("the repository the scratch one was cloned from has the tags %v: release.sh pushed", origin)
 	}
 	if status := r.git("status", "--porcelain"); status != "" {

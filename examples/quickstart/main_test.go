@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"sigs.k8s.io/multicluster-runtime/internal/exampletest"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -38,7 +38,7 @@ func TestQuickstartReconcilesEveryMember(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := exampletest.Start(t, exampletest.Build(t), nil, "--kubeconfig", host, "-fleet", dir)
+	p := program.Start(t, program.Build(t), nil, "--kubeconfig", host, "-fleet", dir)
 	p.WaitFor(t, "Reconciled ConfigMap", `"cluster": "`+first+`+member-0"`, `"name": "hello-member-0"`, `"keys": 1`)
 
 	second := filepath.Join(dir, "member-1.kubeconfig")
