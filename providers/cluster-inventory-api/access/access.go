@@ -1,10 +1,12 @@
 package access
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 	"sigs.k8s.io/yaml"
 )
 
@@ -12,39 +14,35 @@ const (
 	// DefaultProviderFile is the conventional name of the access-provider file.
 	DefaultProviderFile = "clusterprofile-provider-file.json"
 
-	// ProviderFileFlag is the conventional name of the command-line flag that names the access-provider file.
+	// ProviderFileFlag is the conventional name of the command-line flag that names the access-provider file (the
+	// flag clusteraccess.SetupProviderFileFlag defines).
 	ProviderFileFlag = "clusterprofile-provider-file"
 )
 
-// Provider maps one access-provider type to an exec credential plugin.
-type Provider struct {
-	// Name is the access-provider type, as in a ClusterProfile's status.accessProviders[].name (or
-	// status.credentialProviders[].name).
-	Name string `json:"name"`
+// Config is the access-provider file of sigs.k8s.io/cluster-inventory-api/pkg/access: the plugins that reach a
+// ClusterProfile's cluster, tried in order. A Config read by that package's NewFromFile, or built by hand, is used
+// as it is; New and NewFromFile here also validate it. A Config is safe for concurrent use as long as it is not
+// modified.
+type Config = clusteraccess.Config
 
-	// ExecConfig is the client-go exec plugin configuration (the schema of a kubeconfig user's "exec").
-	ExecConfig clientcmdv1.ExecConfig `json:"execConfig"`
-}
+// Provider maps one access-provider type (Name, as in a ClusterProfile's status.accessProviders[].name) to a client-go
+// exec credential plugin (ExecConfig), with the policies for the arguments and environment variables a profile may
+// add to it (the extensions clusterprofiles.multicluster.x-k8s.io/exec/additional-args and .../additional-envs).
+type Provider = clusteraccess.Provider
 
-// Config is the access-provider file: the plugins that reach a ClusterProfile's cluster, tried in order. Build it
-// with New or NewFromFile, which validate it. A Config is safe for concurrent use as long as it is not modified.
-type Config struct {
-	// Providers are the access-provider types this controller can use, in order of preference.
-	Providers []Provider `json:"providers"`
-}
-
-// New returns a Config for the given plugins, tried in order. It returns an error if a provider has no name or no
-// command, or if a name repeats.
+// New returns a Config for the given plugins, tried in order. Unlike clusteraccess.New, it copies providers and
+// returns an error if the Config is not valid (see Validate).
 func New(providers []Provider) (*Config, error) {
-	c := &Config{Providers: append([]Provider(nil), providers...)}
-	if err := c.Validate(); err != nil {
+	c := clusteraccess.New(slices.Clone(providers))
+	if err := Validate(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// NewFromFile reads an access-provider file (JSON or YAML, unknown fields rejected) and returns its validated
-// Config.
+// NewFromFile reads an access-provider file, JSON or YAML, and returns its Config. Unlike clusteraccess.NewFromFile,
+// it rejects unknown fields (a misspelt "execConfig" would otherwise leave a provider without a plugin) and returns
+// an error naming the file if the Config is not valid (see Validate).
 func NewFromFile(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -54,35 +52,57 @@ func NewFromFile(path string) (*Config, error) {
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return nil, fmt.Errorf("parsing access-provider file %s: %w", path, err)
 	}
-	if err := c.Validate(); err != nil {
+	if err := Validate(&c); err != nil {
 		return nil, fmt.Errorf("access-provider file %s: %w", path, err)
 	}
 	return &c, nil
 }
 
-// Validate returns an error if a provider has no name or no command, or if a name repeats.
-func (c *Config) Validate() error {
+// Validate returns an error if c is nil, a provider has no name, no execConfig or no command, a name repeats, or a
+// profile-sourced policy is not one the published package knows. The errors name the provider, never its plugin's
+// environment.
+func Validate(c *Config) error {
+	if c == nil {
+		return errors.New("no access-provider configuration")
+	}
 	seen := map[string]bool{}
 	for i, p := range c.Providers {
-		if p.Name == "" {
+		switch {
+		case p.Name == "":
 			return fmt.Errorf("access provider %d has no name", i)
-		}
-		if p.ExecConfig.Command == "" {
+		case p.ExecConfig == nil || p.ExecConfig.Command == "":
 			return fmt.Errorf("access provider %q has no execConfig.command", p.Name)
-		}
-		if seen[p.Name] {
+		case seen[p.Name]:
 			return fmt.Errorf("access provider %q appears twice", p.Name)
 		}
 		seen[p.Name] = true
+		switch p.ProfileSourcedCLIArgsPolicy {
+		case "", clusteraccess.ProfileSourcedCLIArgsPolicyAppend, clusteraccess.ProfileSourcedCLIArgsPolicyIgnore:
+		default:
+			return fmt.Errorf("access provider %q: unknown profileSourcedCLIArgsPolicy %q", p.Name, p.ProfileSourcedCLIArgsPolicy)
+		}
+		switch p.ProfileSourcedEnvVarsPolicy {
+		case "", clusteraccess.ProfileSourcedEnvVarsPolicyAppendIfNotExists, clusteraccess.ProfileSourcedEnvVarsPolicyReplace,
+			clusteraccess.ProfileSourcedEnvVarsPolicyIgnore:
+		default:
+			return fmt.Errorf("access provider %q: unknown profileSourcedEnvVarsPolicy %q", p.Name, p.ProfileSourcedEnvVarsPolicy)
+		}
 	}
 	return nil
 }
 
-// ProviderNames returns the names of the access-provider types, in order.
-func (c *Config) ProviderNames() []string {
+// ProviderNames returns the names of c's access-provider types, in order.
+func ProviderNames(c *Config) []string {
 	names := make([]string, 0, len(c.Providers))
 	for _, p := range c.Providers {
 		names = append(names, p.Name)
 	}
 	return names
+}
+
+// copyProvider returns p with its own copy of the exec configuration, which the published BuildConfigFromCP
+// changes in place when it appends a profile's arguments.
+func copyProvider(p Provider) Provider {
+	p.ExecConfig = p.ExecConfig.DeepCopy()
+	return p
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,10 +14,11 @@ import (
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 )
 
 // The fuzz targets of the parsers of user input of package access: access-provider files (credential-plugin
@@ -43,13 +45,13 @@ func FuzzNewFromFile(f *testing.F) {
 			}
 			return
 		}
-		if err := c.Validate(); err != nil {
+		if err := access.Validate(c); err != nil {
 			t.Fatalf("NewFromFile returned an invalid Config: %v", err)
 		}
 		seen := map[string]bool{}
 		for _, p := range c.Providers {
-			if p.Name == "" || p.ExecConfig.Command == "" || seen[p.Name] {
-				t.Fatalf("provider %+v in %v", p, c.ProviderNames())
+			if p.Name == "" || p.ExecConfig == nil || p.ExecConfig.Command == "" || seen[p.Name] {
+				t.Fatalf("provider %+v in %v", p, access.ProviderNames(c))
 			}
 			seen[p.Name] = true
 		}
@@ -64,14 +66,19 @@ func FuzzNewFromFile(f *testing.F) {
 func FuzzBuildConfigFromCP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, offered string, cluster []byte, older bool, secret []byte) {
 		value := "s3cr3t-" + hex.EncodeToString(secret)
-		c, err := access.New([]access.Provider{{Name: "token", ExecConfig: clientcmdv1.ExecConfig{
-			Command: "/bin/plugin",
-			Env:     []clientcmdv1.ExecEnvVar{{Name: "PLUGIN_SECRET", Value: value}},
-		}}})
+		c, err := access.New([]access.Provider{{
+			Name:                        "token",
+			ExecConfig:                  &clientcmdapi.ExecConfig{Command: "/bin/plugin", Env: []clientcmdapi.ExecEnvVar{{Name: "PLUGIN_SECRET", Value: value}}},
+			ProfileSourcedCLIArgsPolicy: clusteraccess.ProfileSourcedCLIArgsPolicyAppend,
+			ProfileSourcedEnvVarsPolicy: clusteraccess.ProfileSourcedEnvVarsPolicyAppendIfNotExists,
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		entry := clusterinventoryv1alpha1.CredentialProvider{Name: offered, Cluster: runtime.RawExtension{Raw: cluster}}
+		entry := clusterinventoryv1alpha1.AccessProvider{Name: offered}
+		if json.Unmarshal(cluster, &entry.Cluster) != nil {
+			return // the API server's schema admits only entries that decode
+		}
 		clp := &clusterinventoryv1alpha1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"}}
 		if older {
 			clp.Status.CredentialProviders = append(clp.Status.CredentialProviders, entry)
@@ -79,7 +86,7 @@ func FuzzBuildConfigFromCP(f *testing.F) {
 			clp.Status.AccessProviders = append(clp.Status.AccessProviders, entry)
 		}
 
-		cfg, err := c.BuildConfigFromCP(clp)
+		cfg, err := access.BuildConfigFromCP(c, clp)
 		if err != nil {
 			if cfg != nil {
 				t.Fatalf("a config and an error: %v", err)
@@ -97,7 +104,7 @@ func FuzzBuildConfigFromCP(f *testing.F) {
 		}
 		e := cfg.ExecProvider
 		if cfg.Host == "" || e == nil || e.Command != "/bin/plugin" || e.InteractiveMode != clientcmdapi.NeverExecInteractiveMode ||
-			len(e.Env) != 1 || e.Env[0].Value != value {
+			!slices.Contains(e.Env, clientcmdapi.ExecEnvVar{Name: "PLUGIN_SECRET", Value: value}) {
 			t.Fatalf("config %+v with exec %+v", cfg, e)
 		}
 		fromProfile := rest.CopyConfig(cfg)

@@ -14,12 +14,13 @@ const DefaultProviderFile = access.DefaultProviderFile
 // Deprecated: use access.Provider.
 type Provider = access.Provider
 
-// File is the credential-provider file.
+// File is the credential-provider file: sigs.k8s.io/cluster-inventory-api/pkg/access's Config.
 //
 // Deprecated: use access.Config, which is the same type.
 type File = access.Config
 
-// CredentialsProvider builds rest.Configs for ClusterProfiles from credential plugins; it is an access.Config.
+// CredentialsProvider builds rest.Configs for ClusterProfiles from credential plugins; it is an access.Config, the
+// Config of sigs.k8s.io/cluster-inventory-api/pkg/access.
 //
 // Deprecated: use access.Config.
 type CredentialsProvider = access.Config //nolint:revive // the name of the reference library's type, kept for compatibility

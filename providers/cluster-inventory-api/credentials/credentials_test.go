@@ -6,25 +6,26 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials"
 )
 
 // The deprecated names keep compiling and behave as their access counterparts: a CredentialsProvider is an
 // access.Config, built by New or NewFromFile, and builds the same rest.Config.
 func TestDeprecatedAliases(t *testing.T) {
-	cp, err := credentials.New([]credentials.Provider{{Name: "token", ExecConfig: clientcmdv1.ExecConfig{Command: "/bin/token"}}})
+	cp, err := credentials.New([]credentials.Provider{{Name: "token", ExecConfig: &clientcmdapi.ExecConfig{Command: "/bin/token"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clp := &clusterinventoryv1alpha1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: "east"}}
-	clp.Status.CredentialProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: runtime.RawExtension{Raw: []byte(`{"server":"https://east"}`)}}}
-	// The method expression compiles only because a *CredentialsProvider is an *access.Config.
-	rc, err := (*access.Config).BuildConfigFromCP(cp, clp)
+	clp.Status.CredentialProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: clientcmdv1.Cluster{Server: "https://east"}}}
+	// The method expression compiles only because a *CredentialsProvider is the published *access.Config.
+	rc, err := (*clusteraccess.Config).BuildConfigFromCP(cp, clp)
 	if err != nil || rc.Host != "https://east" || rc.ExecProvider.Command != "/bin/token" {
 		t.Errorf("BuildConfigFromCP() = %v, %v", rc, err)
 	}
@@ -37,11 +38,11 @@ func TestDeprecatedAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromFile, err := credentials.NewFromFile(path)
-	if err != nil || len(fromFile.ProviderNames()) != 1 {
+	if err != nil || len(access.ProviderNames(fromFile)) != 1 {
 		t.Errorf("NewFromFile() = %v, %v", fromFile, err)
 	}
 	file := credentials.File{Providers: fromFile.Providers}
-	if file.ProviderNames()[0] != "a" {
+	if access.ProviderNames(&file)[0] != "a" {
 		t.Errorf("File is not the access.Config of the file: %+v", file)
 	}
 }

@@ -1,11 +1,11 @@
-// Package v1alpha1 holds the ClusterProfile API of KEP-4322 (group multicluster.x-k8s.io, version v1alpha1): a
-// namespaced, portable description of one cluster of an inventory, written by the tool that manages the cluster
-// (its "cluster manager") and read by controllers that work across the fleet.
+// Package v1alpha1 is the earlier home of the ClusterProfile API (KEP-4322, group multicluster.x-k8s.io, version
+// v1alpha1) in this module. The provider now uses the published types of sigs.k8s.io/cluster-inventory-api/apis/v1alpha1
+// (v0.1.0); every name here is an alias of, or has the value of, its published counterpart, so a ClusterProfile of
+// this package is the published ClusterProfile, and registering both packages' AddToScheme with one scheme
+// registers the same types twice, which a scheme accepts.
 //
-// The published module sigs.k8s.io/cluster-inventory-api is not a dependency of this project, so the types are
-// defined here with the same group, version, kind, field names and JSON names, so that objects written by other
-// tools decode unchanged. Import it as clusterinventoryv1alpha1.
+// ClusterConditionJoined is the one name the published package lacks: a condition type that cluster managers such
+// as Open Cluster Management set, which the provider's default readiness no longer requires.
 //
-// +kubebuilder:object:generate=true
-// +groupName=multicluster.x-k8s.io
+// Deprecated: import sigs.k8s.io/cluster-inventory-api/apis/v1alpha1.
 package v1alpha1
