@@ -2,23 +2,22 @@ package clusterinventoryapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // accessEntry is an access-provider entry of type typ reaching member, with an extension for the plugin.
-func accessEntry(t testing.TB, typ, member string) clusterinventoryv1alpha1.CredentialProvider {
+func accessEntry(t testing.TB, typ, member string) clusterinventoryv1alpha1.AccessProvider {
 	t.Helper()
 	kc := harness.LoadKubeconfig(t, fleet, member)
 	src := kc.Clusters[member]
@@ -30,11 +29,7 @@ func accessEntry(t testing.TB, typ, member string) clusterinventoryv1alpha1.Cred
 			Extension: runtime.RawExtension{Raw: []byte(`{"audience":"fleet"}`)},
 		}},
 	}
-	raw, err := json.Marshal(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return clusterinventoryv1alpha1.CredentialProvider{Name: typ, Cluster: runtime.RawExtension{Raw: raw}}
+	return clusterinventoryv1alpha1.AccessProvider{Name: typ, Cluster: cl}
 }
 
 // writeProviderFile writes a KEP-5339 access-provider file with the test plugin under the types "token" (returns
@@ -63,7 +58,7 @@ func accessOption(t testing.TB, infoFile string) kubeconfigstrategy.Option {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: cfg}}
+	return kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: cfg}}
 }
 
 // readyIn is clusterinventoryapi.IsReady for the profiles of namespace ns only: tests share the hub, and a

@@ -25,7 +25,7 @@ func ExampleNew() {
 	}
 	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: accessConfig},
 		},
 		ClusterName: clusterinventoryapi.ClusterIDName,
 	})

@@ -8,11 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
@@ -37,7 +37,8 @@ type Options struct {
 	// cluster.New(cfg, opts...).
 	NewCluster func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error)
 
-	// IsReady decides whether a profile's cluster is engaged. Default: IsReady.
+	// IsReady decides whether a profile's cluster is engaged. Default: IsReady (ControlPlaneHealthy is True, as in
+	// the reference implementation); IsReadyAndJoined also requires the condition Joined.
 	IsReady func(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool
 
 	// ClusterName names a profile's cluster. Default: ProfileName ("<namespace>/<name>").
@@ -76,12 +77,24 @@ func defaultNewCluster(_ context.Context, _ *clusterinventoryv1alpha1.ClusterPro
 	return cluster.New(cfg, opts...)
 }
 
-// IsReady reports whether a profile's cluster can be engaged: it is not being deleted and its conditions
-// ControlPlaneHealthy and Joined are both True.
+// ClusterConditionJoined is the condition type a cluster manager (Open Cluster Management, for one) sets on a
+// profile when the cluster has joined the inventory; IsReadyAndJoined requires it. The published API names no such
+// condition.
+const ClusterConditionJoined = "Joined"
+
+// IsReady reports whether a profile's cluster can be engaged: it is not being deleted and its condition
+// ControlPlaneHealthy is True. It is the default of Options.IsReady, the reference implementation's readiness
+// (which also keeps a profile being deleted engaged until it is gone).
 func IsReady(_ context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool {
 	return clp.DeletionTimestamp.IsZero() &&
-		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, metav1.ConditionTrue) &&
-		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, clusterinventoryv1alpha1.ClusterConditionJoined, metav1.ConditionTrue)
+		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, metav1.ConditionTrue)
+}
+
+// IsReadyAndJoined is IsReady and also requires the condition Joined (ClusterConditionJoined) to be True: the
+// default of Options.IsReady before this provider followed the reference's.
+func IsReadyAndJoined(ctx context.Context, clp *clusterinventoryv1alpha1.ClusterProfile) bool {
+	return IsReady(ctx, clp) &&
+		meta.IsStatusConditionPresentAndEqual(clp.Status.Conditions, ClusterConditionJoined, metav1.ConditionTrue)
 }
 
 // ProfileName names a profile's cluster "<namespace>/<name>" of the profile.

@@ -3,15 +3,17 @@ package clusterinventoryapi
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
@@ -62,15 +64,17 @@ func New(opts Options) (*Provider, error) {
 }
 
 // SetupWithManager registers the provider's controller of ClusterProfiles, and its strategy's watches, with the
-// host (hub) manager of mgr. The hub manager's scheme gets the ClusterProfile types added. It engages nothing: the
-// manager starts the provider (Start), which engages the clusters. It must be called once, before mgr starts.
+// host (hub) manager of mgr. The ClusterProfile types of sigs.k8s.io/cluster-inventory-api are added to the hub
+// manager's scheme unless it has them already (as in a program that called their AddToScheme itself); a scheme
+// that has other Go types for their kinds is an error, not a panic. It engages nothing: the manager starts the
+// provider (Start), which engages the clusters. It must be called once, before mgr starts.
 func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
 	if err := p.engager.SetupWithManager(mgr, p.opts.ControllerName); err != nil {
 		return fmt.Errorf("cluster-inventory-api provider: %w", err)
 	}
 	host := mgr.GetLocalManager()
-	if err := clusterinventoryv1alpha1.AddToScheme(host.GetScheme()); err != nil {
-		return fmt.Errorf("cluster-inventory-api provider: adding the ClusterProfile types to the scheme: %w", err)
+	if err := addToScheme(host.GetScheme()); err != nil {
+		return fmt.Errorf("cluster-inventory-api provider: %w", err)
 	}
 	p.client = host.GetClient()
 
@@ -82,6 +86,31 @@ func (p *Provider) SetupWithManager(mgr mcmanager.Manager) error {
 	}
 	if err := b.Complete(p); err != nil {
 		return fmt.Errorf("cluster-inventory-api provider: registering the controller: %w", err)
+	}
+	return nil
+}
+
+// addToScheme adds the published ClusterProfile types to s unless s has them already. It returns an error, where
+// runtime.Scheme would panic, if s has another Go type registered for the kind of one of them.
+func addToScheme(s *runtime.Scheme) error {
+	known := s.AllKnownTypes()
+	missing := false
+	for _, obj := range []runtime.Object{&clusterinventoryv1alpha1.ClusterProfile{}, &clusterinventoryv1alpha1.ClusterProfileList{}} {
+		want := reflect.TypeOf(obj).Elem()
+		gvk := clusterinventoryv1alpha1.GroupVersion.WithKind(want.Name())
+		switch got, ok := known[gvk]; {
+		case !ok:
+			missing = true
+		case got != want:
+			return fmt.Errorf("the manager's scheme has %s registered for %s, where the provider reads %s: register %s.AddToScheme instead",
+				got, gvk, want, want.PkgPath())
+		}
+	}
+	if !missing {
+		return nil
+	}
+	if err := clusterinventoryv1alpha1.AddToScheme(s); err != nil {
+		return fmt.Errorf("adding the ClusterProfile types to the scheme: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zapcore"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -28,7 +29,6 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	aboutv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/about/v1alpha1"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -127,7 +127,7 @@ func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready 
 	if ready {
 		status = metav1.ConditionTrue
 	}
-	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryv1alpha1.ClusterConditionJoined} {
+	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryapi.ClusterConditionJoined} {
 		meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{Type: cond, Status: status, Reason: "Test"})
 	}
 	if err := hubClient(t).Status().Update(t.Context(), clp); err != nil {

@@ -10,10 +10,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 
@@ -112,12 +110,8 @@ func FuzzBuildConfigFromCP(f *testing.F) {
 		if err := (clusters.KubeconfigPolicy{AllowInsecureTLS: true}).CheckRESTConfig(fromProfile); err != nil {
 			t.Fatalf("the profile made the config use more than insecure TLS: %v", err)
 		}
-		var asked clientcmdv1.Cluster
-		if err := json.Unmarshal(cluster, &asked); err != nil {
-			t.Fatalf("a config from a malformed entry: %v", err)
-		}
-		if cfg.Insecure != asked.InsecureSkipTLSVerify {
-			t.Fatalf("insecure %t, but the profile's entry says %t", cfg.Insecure, asked.InsecureSkipTLSVerify)
+		if cfg.Insecure != entry.Cluster.InsecureSkipTLSVerify {
+			t.Fatalf("insecure %t, but the profile's entry says %t", cfg.Insecure, entry.Cluster.InsecureSkipTLSVerify)
 		}
 	})
 }

@@ -7,19 +7,26 @@ import (
 	"strings"
 
 	"k8s.io/client-go/rest"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/credentials" //nolint:staticcheck // the deprecated option keeps its type
 )
 
 // AccessProviderOption configures the access-provider strategy (KEP-5339): for each profile, the first plugin of
-// Config (in its order) whose type the profile offers in status.accessProviders (or status.credentialProviders)
-// reaches the cluster; see access.Config.BuildConfigFromCP.
+// Provider (in its order) whose type the profile offers in status.accessProviders (or status.credentialProviders)
+// reaches the cluster; see access.BuildConfigFromCP.
 type AccessProviderOption struct {
-	// Config maps access-provider types to credential plugins; read it with access.NewFromFile. Required.
+	// Provider maps access-provider types to credential plugins: the Config of
+	// sigs.k8s.io/cluster-inventory-api/pkg/access, read with that package's NewFromFile or with
+	// access.NewFromFile (which also validates it). Required, unless the deprecated Config is set.
+	Provider *clusteraccess.Config
+
+	// Config is the earlier name of Provider, of the same type; set one of the two.
+	//
+	// Deprecated: use Provider, the field's name in the reference implementation.
 	Config *access.Config
 
 	// AllowInsecureTLS lets a profile's access-provider entry switch off the verification of its server's
@@ -32,14 +39,8 @@ type AccessProviderOption struct {
 
 // CredentialsProviderOption configures the credential-plugin strategy: the earlier name of AccessProviderOption.
 //
-// Deprecated: use AccessProviderOption; a credentials.CredentialsProvider is an access.Config.
-type CredentialsProviderOption struct {
-	// Provider maps credential-provider types to plugins; see access.NewFromFile. Required.
-	Provider *credentials.CredentialsProvider //nolint:staticcheck // the deprecated option keeps its type
-
-	// AllowInsecureTLS is AccessProviderOption.AllowInsecureTLS.
-	AllowInsecureTLS bool
-}
+// Deprecated: use AccessProviderOption; a credentials.CredentialsProvider is the access.Config Provider takes.
+type CredentialsProviderOption = AccessProviderOption
 
 // accessStrategy builds configs with the credential plugins of an access-provider file.
 type accessStrategy struct {
@@ -47,20 +48,30 @@ type accessStrategy struct {
 	allowInsecureTLS bool
 }
 
-// newAccessStrategy returns the strategy of cfg, which it validates (a hand-built Config may not have been).
-func newAccessStrategy(cfg *access.Config, allowInsecureTLS bool) (*accessStrategy, error) {
-	if err := cfg.Validate(); err != nil {
+// newAccessStrategy returns the strategy of o, whose Config it validates (a hand-built one, or one read by the
+// published NewFromFile, has not been). field names the option in errors.
+func newAccessStrategy(field string, o AccessProviderOption) (*accessStrategy, error) {
+	cfg := o.Provider
+	switch {
+	case cfg == nil && o.Config == nil:
+		return nil, fmt.Errorf("kubeconfig strategy: the %s strategy needs a Provider", field)
+	case cfg == nil:
+		cfg = o.Config
+	case o.Config != nil && o.Config != cfg:
+		return nil, errors.New("kubeconfig strategy: set only one of Provider and the deprecated Config")
+	}
+	if err := access.Validate(cfg); err != nil {
 		return nil, fmt.Errorf("kubeconfig strategy: invalid access-provider configuration: %w", err)
 	}
-	return &accessStrategy{config: cfg, allowInsecureTLS: allowInsecureTLS}, nil
+	return &accessStrategy{config: cfg, allowInsecureTLS: o.AllowInsecureTLS}, nil
 }
 
-// GetKubeConfig builds the rest.Config of clp's cluster with the first configured plugin the profile offers. It
-// reads nothing from the hub, and runs no plugin: client-go runs it when the config is used. A profile whose entry
+// GetKubeConfig builds the rest.Config of clp's cluster with the first configured plugin the profile offers (see
+// access.BuildConfigFromCP). It reads nothing from the hub, and runs no plugin: client-go runs it when the config is used. A profile whose entry
 // switches off TLS verification is refused unless AllowInsecureTLS is set; the error matches
 // clusters.ErrKubeconfigRefused.
 func (s *accessStrategy) GetKubeConfig(_ context.Context, _ client.Client, clp *clusterinventoryv1alpha1.ClusterProfile) (*rest.Config, error) {
-	cfg, err := s.config.BuildConfigFromCP(clp)
+	cfg, err := access.BuildConfigFromCP(s.config, clp)
 	if err != nil {
 		return nil, err
 	}

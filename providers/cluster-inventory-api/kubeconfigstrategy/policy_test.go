@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
@@ -20,17 +20,17 @@ import (
 // plugin, from the operator's file, is not judged.
 func TestAccessProviderStrategyRefusesInsecureTLS(t *testing.T) {
 	cfg, err := access.New([]access.Provider{
-		{Name: "token", ExecConfig: clientcmdv1.ExecConfig{Command: "token-plugin", APIVersion: "client.authentication.k8s.io/v1"}},
+		{Name: "token", ExecConfig: &clientcmdapi.ExecConfig{Command: "token-plugin", APIVersion: "client.authentication.k8s.io/v1"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, entry := range map[string]string{
-		"insecure-skip-tls-verify": `{"server":"https://east","insecure-skip-tls-verify":true}`,
-		"plain HTTP":               `{"server":"http://east"}`,
+	for name, entry := range map[string]clientcmdv1.Cluster{
+		"insecure-skip-tls-verify": {Server: "https://east", InsecureSkipTLSVerify: true},
+		"plain HTTP":               {Server: "http://east"},
 	} {
 		clp := &clusterinventoryv1alpha1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: "east"}}
-		clp.Status.AccessProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: runtime.RawExtension{Raw: []byte(entry)}}}
+		clp.Status.AccessProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: entry}}
 		for _, allow := range []bool{false, true} {
 			for option, opt := range map[string]kubeconfigstrategy.Option{
 				"AccessProvider":      {AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: cfg, AllowInsecureTLS: allow}},

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 )
 
 // Interface obtains the rest.Config of a ClusterProfile's cluster.
@@ -42,8 +42,8 @@ type Option struct {
 	// Deprecated: use AccessProvider; KEP-5339 access providers replace kubeconfig Secrets.
 	Secret *SecretStrategyOption
 
-	// CredentialsProvider builds configs from credential plugins; it is the earlier name of AccessProvider and
-	// behaves the same.
+	// CredentialsProvider builds configs from credential plugins; it is the earlier name of AccessProvider, of the
+	// same type, and behaves the same.
 	//
 	// Deprecated: use AccessProvider.
 	CredentialsProvider *CredentialsProviderOption
@@ -73,14 +73,8 @@ func New(_ context.Context, option Option) (Interface, error) {
 		}
 		return &secretStrategy{consumer: option.Secret.ConsumerName, policy: option.Secret.KubeconfigPolicy}, nil
 	case option.CredentialsProvider != nil:
-		if option.CredentialsProvider.Provider == nil {
-			return nil, errors.New("kubeconfig strategy: the CredentialsProvider strategy needs a Provider")
-		}
-		return newAccessStrategy(option.CredentialsProvider.Provider, option.CredentialsProvider.AllowInsecureTLS)
+		return newAccessStrategy("CredentialsProvider", *option.CredentialsProvider)
 	default:
-		if option.AccessProvider.Config == nil {
-			return nil, errors.New("kubeconfig strategy: the AccessProvider strategy needs a Config")
-		}
-		return newAccessStrategy(option.AccessProvider.Config, option.AccessProvider.AllowInsecureTLS)
+		return newAccessStrategy("AccessProvider", *option.AccessProvider)
 	}
 }

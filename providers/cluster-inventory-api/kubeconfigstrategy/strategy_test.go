@@ -6,16 +6,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"k8s.io/client-go/util/workqueue"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	clusteraccess "sigs.k8s.io/cluster-inventory-api/pkg/access"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
@@ -53,29 +54,31 @@ func secret(name, consumer, profile string, data []byte) *corev1.Secret {
 const testNamespace = "fleet"
 
 func TestNewValidatesTheOption(t *testing.T) {
-	cfg, err := access.New([]access.Provider{{Name: "token", ExecConfig: clientcmdv1.ExecConfig{Command: "/bin/token"}}})
+	cfg, err := access.New([]access.Provider{{Name: "token", ExecConfig: &clientcmdapi.ExecConfig{Command: "/bin/token"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	secretOpt := &kubeconfigstrategy.SecretStrategyOption{ConsumerName: "c"}
 	credsOpt := &kubeconfigstrategy.CredentialsProviderOption{Provider: cfg}
-	accessOpt := &kubeconfigstrategy.AccessProviderOption{Config: cfg}
+	accessOpt := &kubeconfigstrategy.AccessProviderOption{Provider: cfg}
 	invalid := &access.Config{Providers: []access.Provider{{Name: "token"}}}
 	for name, tc := range map[string]struct {
 		opt kubeconfigstrategy.Option
 		ok  bool
 	}{
-		"none":                         {kubeconfigstrategy.Option{}, false},
-		"secret and credentials":       {kubeconfigstrategy.Option{Secret: secretOpt, CredentialsProvider: credsOpt}, false},
-		"access and secret":            {kubeconfigstrategy.Option{AccessProvider: accessOpt, Secret: secretOpt}, false},
-		"access and credentials":       {kubeconfigstrategy.Option{AccessProvider: accessOpt, CredentialsProvider: credsOpt}, false},
-		"secret, no name":              {kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{}}, false},
-		"credentials, none":            {kubeconfigstrategy.Option{CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{}}, false},
-		"access, no config":            {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{}}, false},
-		"access, a plugin w/o command": {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: invalid}}, false},
-		"access providers":             {kubeconfigstrategy.Option{AccessProvider: accessOpt}, true},
-		"secret":                       {kubeconfigstrategy.Option{Secret: secretOpt}, true},
-		"credential plugins":           {kubeconfigstrategy.Option{CredentialsProvider: credsOpt}, true},
+		"none":                          {kubeconfigstrategy.Option{}, false},
+		"secret and credentials":        {kubeconfigstrategy.Option{Secret: secretOpt, CredentialsProvider: credsOpt}, false},
+		"access and secret":             {kubeconfigstrategy.Option{AccessProvider: accessOpt, Secret: secretOpt}, false},
+		"access and credentials":        {kubeconfigstrategy.Option{AccessProvider: accessOpt, CredentialsProvider: credsOpt}, false},
+		"secret, no name":               {kubeconfigstrategy.Option{Secret: &kubeconfigstrategy.SecretStrategyOption{}}, false},
+		"credentials, none":             {kubeconfigstrategy.Option{CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{}}, false},
+		"access, no config":             {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{}}, false},
+		"access, a plugin w/o command":  {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: invalid}}, false},
+		"access, Provider and Config":   {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: cfg, Config: invalid}}, false},
+		"access, the deprecated Config": {kubeconfigstrategy.Option{AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: cfg}}, true},
+		"access providers":              {kubeconfigstrategy.Option{AccessProvider: accessOpt}, true},
+		"secret":                        {kubeconfigstrategy.Option{Secret: secretOpt}, true},
+		"credential plugins":            {kubeconfigstrategy.Option{CredentialsProvider: credsOpt}, true},
 	} {
 		if _, err := kubeconfigstrategy.New(t.Context(), tc.opt); (err == nil) != tc.ok {
 			t.Errorf("%s: New() error = %v, want ok=%v", name, err, tc.ok)
@@ -88,18 +91,21 @@ func TestNewValidatesTheOption(t *testing.T) {
 // builds the same config.
 func TestAccessProviderStrategy(t *testing.T) {
 	cfg, err := access.New([]access.Provider{
-		{Name: "token", ExecConfig: clientcmdv1.ExecConfig{Command: "/bin/token", APIVersion: "client.authentication.k8s.io/v1"}},
+		{Name: "token", ExecConfig: &clientcmdapi.ExecConfig{Command: "/bin/token", APIVersion: "client.authentication.k8s.io/v1"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clp := &clusterinventoryv1alpha1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: "east"}}
 	clp.Status.AccessProviders = []clusterinventoryv1alpha1.CredentialProvider{
-		{Name: "gkeFleet", Cluster: runtime.RawExtension{Raw: []byte(`{"server":"https://gke"}`)}},
-		{Name: "token", Cluster: runtime.RawExtension{Raw: []byte(`{"server":"https://east"}`)}},
+		{Name: "gkeFleet", Cluster: clientcmdv1.Cluster{Server: "https://gke"}},
+		{Name: "token", Cluster: clientcmdv1.Cluster{Server: "https://east"}},
 	}
+	// A Config of the published package, as the reference's programs read it, unvalidated.
+	published := clusteraccess.New([]clusteraccess.Provider{{Name: "token", ExecConfig: &clientcmdapi.ExecConfig{Command: "/bin/token"}}})
 	for name, opt := range map[string]kubeconfigstrategy.Option{
-		"AccessProvider":      {AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: cfg}},
+		"AccessProvider":      {AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: cfg}},
+		"published Config":    {AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: published}},
 		"CredentialsProvider": {CredentialsProvider: &kubeconfigstrategy.CredentialsProviderOption{Provider: cfg}},
 	} {
 		s, err := kubeconfigstrategy.New(t.Context(), opt)
