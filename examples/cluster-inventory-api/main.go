@@ -1,6 +1,8 @@
 // Command cluster-inventory-api runs against a hub cluster holding ClusterProfiles (KEP-4322) and reconciles the
 // ConfigMaps of every ready profile's cluster, reaching each cluster with the credential plugins of a KEP-5339
-// access-provider file (providers/cluster-inventory-api).
+// access-provider file (providers/cluster-inventory-api). It is written as the reference implementation's example
+// is: the published types of sigs.k8s.io/cluster-inventory-api registered in the manager's scheme (client-go's
+// scheme.Scheme, the default), the access-provider file read with that module's pkg/access.
 package main
 
 import (
@@ -9,6 +11,10 @@ import (
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
+	"sigs.k8s.io/cluster-inventory-api/pkg/access"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -18,12 +24,17 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 )
 
+func init() {
+	// The program's own registration of the published types, as in the reference's example; the provider's
+	// SetupWithManager finds them there and adds nothing.
+	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(scheme.Scheme))
+}
+
 func main() {
-	providerFile := flag.String(access.ProviderFileFlag, access.DefaultProviderFile, "the KEP-5339 access-provider file")
+	providerFile := access.SetupProviderFileFlag() // -clusterprofile-provider-file, the KEP-5339 access-provider file
 	byID := flag.Bool("name-by-cluster-id", false, "name clusters by their KEP-2149 cluster ID property where they have one")
 	zapOptions := zap.Options{}
 	zapOptions.BindFlags(flag.CommandLine)
@@ -45,7 +56,7 @@ func main() {
 	}
 	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: accessConfig},
 		},
 		ClusterName: clusterName,
 	})

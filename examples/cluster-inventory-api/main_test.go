@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,12 +16,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
 	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
-	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
@@ -58,14 +56,15 @@ func TestMain(m *testing.M) {
 	os.Exit(1)
 }
 
-// The program, given an access-provider file whose "token" plugin (a real executable) returns a token the member
+// The program, written as the reference's example is (the published types registered in client-go's scheme by the
+// program, the file read by the published pkg/access), given an access-provider file whose "token" plugin (a real executable) returns a token the member
 // accepts, engages a ready ClusterProfile offering that type in status.accessProviders, reconciles a ConfigMap of its
 // cluster under "<namespace>/<name>", never shows the token, and exits cleanly on SIGINT.
 func TestReachesProfilesWithAccessProviders(t *testing.T) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(scheme))
-	hub, err := client.New(fleet.Host(), client.Options{Scheme: scheme})
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(clusterinventoryv1alpha1.AddToScheme(s))
+	hub, err := client.New(fleet.Host(), client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +79,6 @@ func TestReachesProfilesWithAccessProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(clientcmdv1.Cluster{Server: kc.Clusters["member-0"].Server, CertificateAuthorityData: kc.Clusters["member-0"].CertificateAuthorityData})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clp := &clusterinventoryv1alpha1.ClusterProfile{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "inventory", Name: "east"},
 		Spec:       clusterinventoryv1alpha1.ClusterProfileSpec{ClusterManager: clusterinventoryv1alpha1.ClusterManager{Name: "example"}},
@@ -91,10 +86,12 @@ func TestReachesProfilesWithAccessProviders(t *testing.T) {
 	if err := hub.Create(t.Context(), clp); err != nil {
 		t.Fatal(err)
 	}
-	clp.Status.AccessProviders = []clusterinventoryv1alpha1.CredentialProvider{{Name: "token", Cluster: runtime.RawExtension{Raw: raw}}}
-	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryv1alpha1.ClusterConditionJoined} {
-		meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{Type: cond, Status: metav1.ConditionTrue, Reason: "Example"})
-	}
+	member := kc.Clusters["member-0"]
+	clp.Status.AccessProviders = []clusterinventoryv1alpha1.AccessProvider{{
+		Name: "token", Cluster: clientcmdv1.Cluster{Server: member.Server, CertificateAuthorityData: member.CertificateAuthorityData}}}
+	// ControlPlaneHealthy alone makes a profile ready, as in the reference.
+	meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{
+		Type: clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, Status: metav1.ConditionTrue, Reason: "Example"})
 	if err := hub.Status().Update(t.Context(), clp); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +100,7 @@ func TestReachesProfilesWithAccessProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	providerFile := filepath.Join(t.TempDir(), access.DefaultProviderFile)
+	providerFile := filepath.Join(t.TempDir(), "clusterprofile-provider-file.json")
 	file := `{"providers": [{"name": "token", "execConfig": {"apiVersion": "client.authentication.k8s.io/v1beta1",
   "command": "` + filepath.Join(work, "plugin") + `", "env": [{"name": "PLUGIN_TOKEN", "value": "` + token + `"}], "provideClusterInfo": true}}]}`
 	if err := os.WriteFile(providerFile, []byte(file), 0o600); err != nil {
@@ -113,7 +110,7 @@ func TestReachesProfilesWithAccessProviders(t *testing.T) {
 	if err := fleet.WriteKubeconfig(hubKubeconfig, mcenvtest.HostName); err != nil {
 		t.Fatal(err)
 	}
-	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-"+access.ProviderFileFlag, providerFile)
+	p := program.Start(t, program.Build(t), []string{"KUBECONFIG=" + hubKubeconfig}, "-clusterprofile-provider-file", providerFile)
 
 	p.WaitFor(t, `"msg":"Engaged cluster"`)
 	p.WaitFor(t, `"cluster":"inventory/east"`)

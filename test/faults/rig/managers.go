@@ -2,7 +2,6 @@ package rig
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"k8s.io/utils/ptr"
+	clusterinventoryv1alpha1 "sigs.k8s.io/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -34,7 +34,6 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/access"
-	clusterinventoryv1alpha1 "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/apis/v1alpha1"
 	"sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api/kubeconfigstrategy"
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 	"sigs.k8s.io/multicluster-runtime/providers/file"
@@ -238,10 +237,10 @@ func (r *Rig) StartArgoCDManager(ctx context.Context, opts ManagerOptions, membe
 func (r *Rig) StartProfileManager(ctx context.Context, opts ManagerOptions) (*Manager, error) {
 	accessConfig, err := access.New([]access.Provider{{
 		Name: PluginProviderName,
-		ExecConfig: clientcmdv1.ExecConfig{
+		ExecConfig: &clientcmdapi.ExecConfig{
 			Command:    r.Plugin,
 			APIVersion: "client.authentication.k8s.io/v1",
-			Env:        []clientcmdv1.ExecEnvVar{{Name: "PLUGIN_TOKEN", Value: r.Tokens.Plugin}},
+			Env:        []clientcmdapi.ExecEnvVar{{Name: "PLUGIN_TOKEN", Value: r.Tokens.Plugin}},
 		},
 	}})
 	if err != nil {
@@ -251,7 +250,7 @@ func (r *Rig) StartProfileManager(ctx context.Context, opts ManagerOptions) (*Ma
 		ClusterOptions:   opts.clusterOptions(),
 		WaitCacheTimeout: opts.WaitCacheTimeout,
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: accessConfig},
 		},
 	})
 	if err != nil {
@@ -411,15 +410,11 @@ func (r *Rig) WriteProfile(ctx context.Context, name string, entries map[string]
 			if err != nil {
 				return err
 			}
-			raw, err := json.Marshal(clientcmdv1.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData})
-			if err != nil {
-				return err
-			}
-			entry.Cluster = runtime.RawExtension{Raw: raw}
+			entry.Cluster = clientcmdv1.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
 		}
 		clp.Status.AccessProviders = append(clp.Status.AccessProviders, entry)
 	}
-	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryv1alpha1.ClusterConditionJoined} {
+	for _, cond := range []string{clusterinventoryv1alpha1.ClusterConditionControlPlaneHealthy, clusterinventoryapi.ClusterConditionJoined} {
 		meta.SetStatusCondition(&clp.Status.Conditions, metav1.Condition{Type: cond, Status: metav1.ConditionTrue, Reason: "Faults"})
 	}
 	return c.Status().Update(ctx, clp)
