@@ -3,8 +3,8 @@ Package clusterinventoryapi provides a multicluster.Provider whose clusters are 
 multicluster.x-k8s.io/v1alpha1) of a hub cluster: the host cluster of the multi-cluster manager.
 
 The provider's controller, registered on the host manager by SetupWithManager, watches ClusterProfiles in every
-namespace. A profile whose cluster is ready (Options.IsReady; by default IsReady: the conditions
-ControlPlaneHealthy and Joined are both True) is engaged, once its rest.Config has been obtained through the
+namespace. A profile whose cluster is ready (Options.IsReady; by default IsReady: the condition
+ControlPlaneHealthy is True, as in the reference implementation; IsReadyAndJoined also requires Joined) is engaged, once its rest.Config has been obtained through the
 kubeconfig strategy and the cluster has answered a version request with it. A profile that stops being ready or is
 deleted is disengaged; a new rest.Config (a changed endpoint, a rotated Secret) replaces the cluster.
 
@@ -17,13 +17,20 @@ the plugin of the first type of the file the profile offers, caches the credenti
 	...
 	provider, err := clusterinventoryapi.New(clusterinventoryapi.Options{
 		KubeconfigStrategyOption: kubeconfigstrategy.Option{
-			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Config: accessConfig},
+			AccessProvider: &kubeconfigstrategy.AccessProviderOption{Provider: accessConfig},
 		},
 	})
 	...
 	mgr, err := mcmanager.New(cfg, provider, mcmanager.Options{})
 	...
 	err = provider.SetupWithManager(mgr)
+
+The provider uses the ClusterProfile types of sigs.k8s.io/cluster-inventory-api/apis/v1alpha1 (v0.1.0), the module
+the reference implementation uses, so Options.IsReady, Options.NewCluster and the strategies take the published
+*ClusterProfile and AccessProviderOption.Provider the published *access.Config. SetupWithManager adds those types
+to the hub manager's scheme only if it lacks them: a program that registered them itself (as the reference's
+example does, before mcmanager.New) and one that did not both work. The ClusterProfile CRD is in config/crd (the
+published module's, unchanged).
 
 The Secret strategy (a kubeconfig in a labelled Secret on the hub) and the CredentialsProvider option (the earlier
 name of AccessProvider) are deprecated but work as before.
@@ -58,7 +65,8 @@ Main entry points:
     before it starts, and the multi-cluster manager starts it (Provider.Start); Provider.ClusterNames lists the
     engaged clusters.
   - IsReady, ProfileName, ClusterIDName: the defaults and the alternative naming.
-  - Packages access (KEP-5339 access-provider files), kubeconfigstrategy, apis/v1alpha1 (ClusterProfile) and
-    apis/about/v1alpha1 (ClusterProperty); package credentials is the deprecated name of package access.
+  - Packages access (KEP-5339 access-provider files, over sigs.k8s.io/cluster-inventory-api/pkg/access),
+    kubeconfigstrategy and apis/about/v1alpha1 (ClusterProperty); package credentials is the deprecated name of
+    package access, and apis/v1alpha1 holds deprecated aliases of the published ClusterProfile types.
 */
 package clusterinventoryapi
