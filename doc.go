@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package multiclusterruntime is the one import a simple multi-cluster controller needs: aliases of the most used
 names of multicluster-runtime and controller-runtime, as controller-runtime's root package offers for a single

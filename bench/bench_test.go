@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bench holds the test that runs the benchmark suite in its quick mode, so CI proves it works. It asserts
 // nothing about speed.
 package bench

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 package docs_test
 
 import (
@@ -96,6 +99,12 @@ func (mk *makefile) check(cmd []string, u *universe) []string {
 	return errs
 }
 
+// externalFlagFuncs are functions of modules outside this repository's workspace that define a flag when called,
+// by function name: the package that has the function and the flag it defines (from that package's source).
+var externalFlagFuncs = map[string]struct{ pkg, flag string }{
+	"SetupProviderFileFlag": {"sigs.k8s.io/cluster-inventory-api/pkg/access", "clusterprofile-provider-file"},
+}
+
 // definedFlags returns the names of the flags a file defines with package flag's functions or a FlagSet's
 // methods: flag.Int("clusters", ...), fs.StringVar(&v, "name", ...), flag.String(access.ProviderFileFlag, ...). A
 // name given as a constant of another package is read from the universe.
@@ -116,7 +125,20 @@ func (u *universe) definedFlags(f *ast.File) []string {
 			return true
 		}
 		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || !flagDefiners[sel.Sel.Name] {
+		if !ok {
+			return true
+		}
+		if x, isIdent := sel.X.(*ast.Ident); isIdent {
+			path := imports[x.Name]
+			if path == "" && strings.HasSuffix(externalFlagFuncs[sel.Sel.Name].pkg, "/"+x.Name) {
+				path = externalFlagFuncs[sel.Sel.Name].pkg // a package outside the universe, imported by its name
+			}
+			if ext, found := externalFlagFuncs[sel.Sel.Name]; found && ext.pkg == path {
+				out = append(out, ext.flag)
+				return true
+			}
+		}
+		if !flagDefiners[sel.Sel.Name] {
 			return true
 		}
 		for i, a := range call.Args {

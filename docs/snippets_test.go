@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package docs checks the book: every Go code block of a page is a region of a Go file that CI compiles, so the
 // documentation cannot drift from the code. Run `go test ./docs -update` to rewrite the blocks from their sources.
 package docs_test

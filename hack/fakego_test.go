@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package hack_test checks the build scripts of hack/ without building anything: envtest-assets.sh, which provides
 // etcd and kube-apiserver to make test, make demo and CI, and go-build.sh. A fake go command on PATH stands in for
 // the real one and does what each test needs (compile slowly, block until released, fill the disk, write binaries

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package hack_test tests the scripts of hack/ on scratch copies of the repository.
 package hack_test
 

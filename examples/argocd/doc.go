@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package argocd is a multicluster-runtime provider whose clusters are the cluster Secrets of Argo CD: Secrets
 // labelled argocd.argoproj.io/secret-type=cluster in Argo CD's namespace on the host cluster, each holding the
 // server of one cluster and, under the key "config", how to reach it (a bearer token or a client certificate, and

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command cluster-api runs in a Cluster API management cluster and reconciles the ConfigMaps of every workload
 // cluster whose control plane is up, named "<namespace>/<name>" of its Cluster object (providers/cluster-api).
 package main

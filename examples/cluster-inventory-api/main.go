@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command cluster-inventory-api runs against a hub cluster holding ClusterProfiles (KEP-4322) and reconciles the
 // ConfigMaps of every ready profile's cluster, reaching each cluster with the credential plugins of a KEP-5339
 // access-provider file (providers/cluster-inventory-api). It is written as the reference implementation's example

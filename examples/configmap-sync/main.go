@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command configmap-sync is a multi-cluster-aware controller: it watches the ConfigMaps of one namespace of the host
 // cluster and writes a copy of each into the same namespace of every member cluster. Members are found by the
 // kubeconfig provider: labelled kubeconfig Secrets in the host (see examples/kubeconfig/scripts).

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command file reconciles the ConfigMaps of every context of a set of kubeconfig files (providers/file), in the form
 // of the reference implementation's file example. The files come from comma-separated flags: -kubeconfig-files
 // names files, -kubeconfig-dirs directories searched for files matching -kubeconfig-globs (default

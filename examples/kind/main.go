@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command kind reconciles the ConfigMaps of every local kind cluster (providers/kind), in the form of the
 // reference implementation's kind example: the provider is handed to the manager, whose Start runs discovery, and
 // the reconciler logs through the context's logger with the cluster's name. The project README's code sample, a

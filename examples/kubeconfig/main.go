@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command kubeconfig reconciles the ConfigMaps of every cluster whose kubeconfig is stored in a labelled Secret of
 // the host cluster (providers/kubeconfig). scripts/create-kubeconfig-secret.sh creates such Secrets, with a service
 // account of the member and only the rights of scripts/rules.yaml.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command multi composes two providers into one fleet (providers/multi): the namespaces of the host cluster as
 // virtual clusters (providers/namespace), named "team#<namespace>", and the contexts of a kubeconfig file as real
 // clusters (providers/clusters), named "kube#<context>". One ConfigMap controller reconciles across both.

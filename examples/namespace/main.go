@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command namespace runs a uniform reconciler over virtual clusters: every namespace of one real cluster is a
 // cluster of the fleet (providers/namespace), named after the namespace, in which the namespace appears as
 // "default". For each ConfigMap "app-config" it writes a ConfigMap "app-config-seen" next to it, in the same virtual

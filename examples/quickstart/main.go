@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // snippet:start main
 
 // Command quickstart is the quickstart's first multi-cluster controller: it reconciles the ConfigMaps of every

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sharded-namespace runs one replica of a sharded controller. Every namespace of one real cluster is a
 // cluster of the fleet (providers/namespace); the replicas split the namespaces between them with the sharded
 // coordinator, so each namespace is reconciled by exactly one replica at a time. For each ConfigMap "app-config" the

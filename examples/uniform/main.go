@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command uniform runs a uniform reconciler: the same code reads from and writes to each cluster of the fleet, here
 // the contexts of a kubeconfig file handed to the clusters provider (providers/clusters). Every ConfigMap gets an
 // annotation counting its keys, written into the cluster it lives in. With -single, the same reconciler runs in

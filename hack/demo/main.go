@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command demo runs the quickstart controller of multicluster-runtime against a local fleet of real Kubernetes
 // control planes (etcd and kube-apiserver processes, no Docker, no existing clusters), and narrates what happens:
 // clusters engaged, reconciles with their cluster names, a cluster added and one removed while the controller runs,

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package metrics holds the Prometheus metrics of multicluster-runtime. They are registered on controller-runtime's
 // registry, so they are served by the manager's metrics endpoint next to controller-runtime's own.
 package metrics

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package builder provides the multi-cluster controller builder: the counterpart of controller-runtime's builder,
 with which most multi-cluster controllers are written.

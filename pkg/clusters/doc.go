@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package clusters provides Clusters, the building block of providers: a map of named clusters that starts each
 cluster with its own context, waits (bounded) for its cache, engages it, re-applies every recorded field index to

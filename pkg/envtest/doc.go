@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package envtest starts fleets of real Kubernetes control planes for multi-cluster integration tests. It builds on
 controller-runtime's envtest (sigs.k8s.io/controller-runtime/pkg/envtest): each control plane of a fleet is an

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package informer provides a lean toolscache.SharedIndexInformer that calls its event handlers synchronously, on
 the goroutine that applies the watched changes to its store, instead of through client-go's shared processor.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package manager provides the multi-cluster Manager: a controller-runtime manager of the host cluster (the one the
 controller process was configured for) that also knows a fleet of clusters, handed to it by a Provider.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package multicluster holds the contract between the parts of multicluster-runtime: how a cluster source (a
 Provider) hands clusters to the components that act on them (anything Aware, such as the manager and its

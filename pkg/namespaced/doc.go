@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package namespaced provides namespace-scoped clusters: one namespace of a shared cluster presented as a
 cluster.Cluster of its own, a virtual cluster, whose client, cache, informers, API reader and event recorders are

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package recovery makes the informers of a member cluster resume as soon as the cluster's API server answers again
 after an outage, instead of each waiting out its own growing retry backoff.

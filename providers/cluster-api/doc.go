@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package capi provides a multicluster.Provider whose clusters are the workload clusters of Cluster API
 (https://cluster-api.sigs.k8s.io): every ready Cluster object in the host (management) cluster becomes a cluster of

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package clusterinventoryapi provides a multicluster.Provider whose clusters are the ClusterProfiles (KEP-4322,
 multicluster.x-k8s.io/v1alpha1) of a hub cluster: the host cluster of the multi-cluster manager.

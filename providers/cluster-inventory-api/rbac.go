@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 package clusterinventoryapi
 
 // The rights the provider needs on the hub (the host cluster), as kubebuilder RBAC markers for controller-gen: a

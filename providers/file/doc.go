@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package file provides a multicluster.Provider whose clusters are the contexts of kubeconfig files on disk, kept in
 line with the files while it runs.

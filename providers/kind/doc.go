@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package kind provides a multicluster.Provider whose clusters are the local kind clusters
 (https://kind.sigs.k8s.io): each kind cluster becomes a cluster of the fleet, named by its kind cluster name

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package kubeconfig provides a provider of the clusters whose kubeconfigs are stored in Secrets of the host cluster:
 one labelled Secret, one member cluster, named after the Secret.

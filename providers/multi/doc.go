@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package multi provides a provider that composes other providers under name prefixes, so that one manager can
 reconcile clusters from several sources at once: kind clusters for development beside Cluster API workload

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package namespace provides a provider whose clusters are the Namespaces of one cluster: every Namespace is a
 virtual cluster named after it, and all of them are backed by ONE shared cluster.Cluster. It lets a multi-cluster

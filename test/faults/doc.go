@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package faults is the fault suite of multicluster-runtime: its tests run a fleet of real control planes (a host and
 members, each an etcd and a kube-apiserver of its own), engage the members through the file provider, the

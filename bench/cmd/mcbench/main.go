@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command mcbench runs the benchmark suite of multicluster-runtime on real control planes and prints a table of the
 // results; with -out it also writes results.json (and, in full mode, heap profiles) there, and SVG charts to
 // -charts (or -out). `make bench` runs it in full; -quick runs every scenario small, to prove that the suite works;

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package suite holds the scenarios of the benchmark suite and what they report. Every scenario runs on real
 // control planes from the fleet test kit (pkg/envtest) and uses only the library's public API and
 // controller-runtime, so that it can measure any implementation of the same API.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package customprovider is the polling provider of the book's "custom providers" page: a provider that reads its
 // whole source at once, built on the provider kit's Engager. It is compiled and tested with the rest of the
 // repository, so the page cannot drift from the API.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package memory holds the code of the book's "memory" page (docs/advanced/memory.md): the options that trade a
 // fleet controller's memory for something else, on each kind of provider. It is compiled with the rest of the
 // repository, so the page cannot drift from the API.

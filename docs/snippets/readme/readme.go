@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package readme holds the code sample of the project README (README.md at the repository's root), compiled with
 // the rest of the repository, so that the README cannot drift from the API.
 package readme

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command demo runs the sharded-namespace example on a local control plane, without Docker or an existing cluster:
 // it starts a host API server (pkg/envtest), creates team namespaces (each is a cluster of the fleet), starts three
 // replicas of the example as separate processes, and narrates who owns which cluster, read from the fence Leases as

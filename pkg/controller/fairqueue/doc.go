@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package fairqueue provides the work queues of multi-cluster controllers, fair across clusters: the clusters with
 pending requests are served round-robin, one request per turn, so a cluster's backlog never holds back another

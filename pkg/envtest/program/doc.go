@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package program runs the programs of a repository in their tests: it builds a program with `go build`, runs it with
 the environment and flags a test gives, watches its output, and interrupts it, expecting a clean exit. It is how

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package access turns the access providers of a ClusterProfile into a rest.Config that reaches the profile's
 // cluster, the way KEP-5339 describes: a configuration file (Config) maps each access-provider type to a client-go
 // exec credential plugin, and client-go runs the plugin, caches the credential it returns and refreshes it when it

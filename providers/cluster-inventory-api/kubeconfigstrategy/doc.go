@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package kubeconfigstrategy decides how the cluster-inventory-api provider obtains a rest.Config for a
 // ClusterProfile's cluster. The strategy is chosen with Option:
 //

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command kubeconfig is the reference's kubeconfig example, as its users copy it: the fleet is made of the clusters
 // whose kubeconfigs are stored in labelled Secrets of one namespace of the host cluster (providers/kubeconfig), and
 // a controller logs each ConfigMap it finds, with its cluster.

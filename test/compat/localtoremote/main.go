@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command localtoremote syncs ConfigMaps from the local (host) cluster to every cluster of the fleet, written the
 // way the reference's users write such a controller: the controller watches ConfigMaps on the local cluster only,
 // and copies each one labelled for sync into the same namespace of every cluster the provider lists. A cluster

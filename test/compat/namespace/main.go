@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command namespace is the reference's namespace example, as its users copy it: every namespace of one cluster is a
 // cluster of the fleet (providers/namespace), and a controller logs each ConfigMap it finds, with its cluster.
 //

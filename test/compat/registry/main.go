@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command registry keeps a registry of the clusters of the fleet, written the way the reference's users write one:
 // a cluster-aware runnable added to the multi-cluster manager records every engaged cluster in a
 // clusters.Registry, logs each engagement and disengagement with the registered names, and periodically logs the

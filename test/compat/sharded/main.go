@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sharded is the reference's sharded-namespace example, as its users copy it: every namespace of one cluster
 // is a cluster of the fleet, and several replicas of this program split the namespaces between them with the
 // sharded coordinator, each replica reconciling only the namespaces whose fence Lease it holds.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package rig is the test rig of the fault suite and the soak of multicluster-runtime: a fleet of real control planes
 (a host and members, each an etcd and a kube-apiserver of its own), managers that engage the members through the

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fairness holds integration tests, on real control planes, of how the multi-cluster controller shares its
 // workers between clusters and orders its work: a cluster with a deep backlog gets its share of the workers, not all
 // of them, whatever the priorities of its requests; within a cluster, requests of higher priority go first.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package lifecycle holds integration tests, on real control planes, of how clusters enter and leave a running
 // fleet: engaging (non-blocking, idempotent, in any order), disengaging (events, queued requests, caches and
 // goroutines all released), replacing a cluster under the same name, failures part-way through engaging, whose

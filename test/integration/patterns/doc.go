@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package patterns holds integration tests, on real control planes, of the patterns multi-cluster controllers are
 // written with: a host-driven reconciler that writes into every member, owner and map-func enqueueing within and
 // across clusters, late registration of controllers and runnables, members joining and leaving while the manager

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command configmaps logs every ConfigMap of every cluster that Argo CD knows, as a cluster Secret in its namespace
 // of the host cluster (the current kubeconfig context), through the argocd example provider.
 package main

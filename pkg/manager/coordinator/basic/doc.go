@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package basic provides the default Coordinator of the multi-cluster manager: it engages every cluster-aware runnable
 with every cluster, as a single replica does.

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package sharded provides a Coordinator that splits a fleet of clusters between the replicas of a controller, so that
 each cluster is reconciled by exactly one replica at a time, and moves clusters between replicas as replicas come,

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command plugin is a client-go exec credential plugin for the tests: it prints an ExecCredential with the token in
 // $PLUGIN_TOKEN, or fails when $PLUGIN_FAIL is set. If $PLUGIN_INFO_FILE is set, it writes the cluster info client-go
 // passed in $KUBERNETES_EXEC_INFO there.

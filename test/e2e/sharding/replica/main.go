@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command replica is one replica of the sharded controller that test/e2e/sharding runs as an OS process, several at
 // once against one host API server. Every namespace of the host is a cluster (providers/namespace); the controller
 // reconciles each cluster's ConfigMap "tick" by writing a ConfigMap "ack" next to it, and prints a line for the

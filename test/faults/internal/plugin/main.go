@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command plugin is the client-go exec credential plugin of the fault suite. It prints an ExecCredential with the
 // bearer token in $PLUGIN_TOKEN. With $PLUGIN_FAIL set it fails (exit status 1) with a message on stderr; with
 // $PLUGIN_HANG set to a duration it first hangs that long, as a plugin waiting on an unreachable identity service

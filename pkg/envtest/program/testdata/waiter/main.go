@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Command waiter prints what it waits for and, on SIGINT, exits with the status in WAITER_EXIT (0 if unset): the
 // program of package program's own tests.
 package main

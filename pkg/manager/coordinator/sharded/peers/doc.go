@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 /*
 Package peers keeps the membership of a sharded controller: which replicas are alive, and their weights.
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
 // Package v1alpha1 holds the ClusterProperty API of KEP-2149 (group about.k8s.io, version v1alpha1): cluster-scoped
 // name/value properties a cluster states about itself, among them its ID within a ClusterSet
 // (cluster.clusterset.k8s.io) and the ClusterSet it belongs to (clusterset.k8s.io).
