@@ -123,7 +123,10 @@ func TestStopDisengagesEverythingAndRestarts(t *testing.T) {
 	p := namespace.New(startSharedCluster(t))
 	first := newEngageRecorder()
 	stop := startProvider(t, p, first)
-	harness.Eventually(t, harness.ShortWait, name+" engaged", func() bool { return first.isEngaged(name) })
+	// Both are engaged before the provider stops: the check below needs each to have been engaged.
+	harness.Eventually(t, harness.ShortWait, name+" and default engaged", func() bool {
+		return first.isEngaged(name) && first.isEngaged(metav1.NamespaceDefault)
+	})
 
 	stop()
 	if !first.wasDisengaged(name) || !first.wasDisengaged(metav1.NamespaceDefault) {
