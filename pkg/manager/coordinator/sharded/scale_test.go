@@ -78,7 +78,7 @@ func thousandClusters(t *testing.T, prefix string, window time.Duration, extra .
 			sharded.WithPeerRegistry(peers.NewLeaseRegistry(e.cli, e.ns, "peer", id, 1, logf.Log.WithName(id)))}, extra...)
 		rs = append(rs, e.startWith(id, opts...))
 	}
-	harness.Eventually(t, 60*time.Second, "1,000 clusters split over 3 replicas", func() bool { return e.settled(rs...) })
+	harness.Eventually(t, 3*time.Minute, "1,000 clusters split over 3 replicas", func() bool { return e.settled(rs...) })
 	settled := time.Now()
 	atSettle := writes()
 
