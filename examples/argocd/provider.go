@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -114,7 +115,9 @@ func (p *Provider) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		p.engager.Eventf(secret, corev1.EventTypeWarning, ReasonInvalidSecret, clusters.ActionEngage, "%v", err)
 		return reconcile.Result{}, nil
 	}
-	p.engager.Want(name, clusters.Target{Config: cfg, Object: secret, Source: "Secret " + req.String()})
+	// The engager keeps Object for its Events while the cluster is wanted: a reference is all they need.
+	ref := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secret.Namespace, Name: secret.Name, UID: secret.UID}}
+	p.engager.Want(name, clusters.Target{Config: cfg, Object: ref, Source: "Secret " + req.String()})
 	return reconcile.Result{}, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -87,7 +88,10 @@ func start(t *testing.T) *run {
 		}
 	}
 	r.provider = argocd.New(argocd.Options{Namespace: r.ns, ControllerName: r.ns})
-	r.mgr = harness.NewManager(t, fleet.Host(), r.provider, func(o *mcmanager.Options) { o.Controller.SkipNameValidation = ptr.To(true) })
+	r.mgr = harness.NewManager(t, fleet.Host(), r.provider, func(o *mcmanager.Options) {
+		o.Controller.SkipNameValidation = ptr.To(true)
+		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: argocd.SecretCache(r.ns)} // as the program does
+	})
 	if err := r.provider.SetupWithManager(r.mgr); err != nil {
 		t.Fatal(err)
 	}

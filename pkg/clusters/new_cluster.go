@@ -31,7 +31,10 @@ import (
 //     outage, and a watchdog logs requests the member leaves unanswered. It wraps the informer constructor and the
 //     HTTP client, whichever the options chose;
 //   - discovery and REST mappings shared with the other clusters that serve the same APIs
-//     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider.
+//     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider;
+//   - an HTTP client of cfg whose watches ask for uncompressed responses (UncompressedWatches), which saves about
+//     42 KiB of heap per open watch, unless an option set cluster.Options.HTTPClient or cfg.DisableCompression is
+//     set. To keep watches compressed, set the HTTP client: cluster.Options.HTTPClient = rest.HTTPClientFor(cfg).
 //
 // cfg is copied; the caller may change it afterwards. Errors name the cluster.
 func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
@@ -47,12 +50,13 @@ func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster
 }
 
 // DefaultClusterOptions returns the options NewCluster applies after the caller's, which fill only what earlier
-// options left unset (see NewCluster): a logger naming the cluster, synchronous informers, outage recovery for the
-// cluster named name reached with cfg, and shared discovery. A constructor that builds clusters with cluster.New
+// options left unset (see NewCluster): a logger naming the cluster, synchronous informers, uncompressed watches,
+// outage recovery for the cluster named name reached with cfg, and shared discovery. A constructor that builds clusters with cluster.New
 // (such as the NewCluster hook of a provider's options) appends them to its options to build clusters as
 // NewCluster does.
 func DefaultClusterOptions(name multicluster.ClusterName, cfg *rest.Config) []cluster.Option {
-	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), recovery.ClusterOption(name, cfg), restmapper.ClusterOption()}
+	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), uncompressedWatchesOption(cfg),
+		recovery.ClusterOption(name, cfg), restmapper.ClusterOption()}
 }
 
 // defaultLogger gives the cluster a logger that names it, unless an option set one.

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,10 +57,7 @@ func newOutOfTree(ctx context.Context, hostCfg *rest.Config, run, clusterNS stri
 	return &outOfTree{
 		provider: argocd.New(argocd.Options{Namespace: ns, ControllerName: ns, ClusterOptions: []cluster.Option{inNamespaceOption(clusterNS)}}),
 		cacheOptions: func(o *mcmanager.Options) {
-			o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: {
-				Namespaces: map[string]cache.Config{ns: {}},
-				Label:      labels.SelectorFromSet(labels.Set{argocd.SecretTypeLabel: argocd.SecretTypeCluster}),
-			}}
+			o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: argocd.SecretCache(ns)}
 		},
 	}, nil
 }

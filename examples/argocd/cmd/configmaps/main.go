@@ -11,7 +11,6 @@ import (
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,10 +35,7 @@ func main() {
 	mgr, err := mcmanager.New(ctrl.GetConfigOrDie(), provider, mcmanager.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// The provider reads the Secrets through the host manager's cache: keep only the cluster Secrets there.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {
-			Namespaces: map[string]cache.Config{*namespace: {}},
-			Label:      labels.SelectorFromSet(labels.Set{argocd.SecretTypeLabel: argocd.SecretTypeCluster}),
-		}}},
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: argocd.SecretCache(*namespace)}},
 	})
 	if err != nil {
 		log.Error(err, "could not create manager")
