@@ -11,12 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 )
 
 // buildDemo builds the demo into a temporary directory.
@@ -30,12 +31,12 @@ func buildDemo(t *testing.T) string {
 }
 
 // startDemo runs the demo with args and its own TMPDIR, which it returns.
-func startDemo(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *lockedBuffer, tmp string, exited chan error) {
+func startDemo(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *program.Output, tmp string, exited chan error) {
 	t.Helper()
 	tmp = t.TempDir()
 	cmd = exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	out = &lockedBuffer{}
+	out = &program.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func startDemo(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *lo
 }
 
 // waitExit waits for the demo to exit and fails the test unless it exits cleanly within timeout.
-func waitExit(t *testing.T, exited chan error, out *lockedBuffer, timeout time.Duration) {
+func waitExit(t *testing.T, exited chan error, out *program.Output, timeout time.Duration) {
 	t.Helper()
 	select {
 	case err := <-exited:
@@ -176,7 +177,7 @@ func TestDemoKeepRunsTheQuickstart(t *testing.T) {
 		t.Fatalf("go build of examples/quickstart: %v\n%s", err, b)
 	}
 	q := exec.Command(quickstart, "--kubeconfig", m[1], "-fleet", m[2])
-	qOut := &lockedBuffer{}
+	qOut := &program.Output{}
 	q.Stdout, q.Stderr = qOut, qOut
 	if err := q.Start(); err != nil {
 		t.Fatal(err)
@@ -208,22 +209,4 @@ func TestDemoKeepRunsTheQuickstart(t *testing.T) {
 	}
 	waitExit(t, exited, out, time.Minute)
 	assertNothingLeft(t, tmp)
-}
-
-// lockedBuffer collects the demo's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -66,6 +66,10 @@ type Engager struct {
 	recorder events.EventRecorder
 	log      logr.Logger
 	setUp    bool
+	// events paces the Normal Events (EngagedEventRate); pacing counts its goroutine, which Start waits for and
+	// which a RunOnce leaves to end with its context.
+	events *eventPacer
+	pacing sync.WaitGroup
 
 	// mu guards slots and run, and every field of every slot. It is never held while a cluster is built, started,
 	// synced or engaged, nor while outcomes are reported.
@@ -138,7 +142,7 @@ func NewEngager(opts EngagerOptions) *Engager {
 	opts = opts.complete()
 	return &Engager{
 		opts: opts, set: opts.Clusters, slots: map[multicluster.ClusterName]*slot{},
-		recorder: opts.EventRecorder, log: opts.Logger,
+		recorder: opts.EventRecorder, log: opts.Logger, events: newEventPacer(opts.EngagedEventRate, opts.EngagedEventBurst),
 	}
 }
 
@@ -233,6 +237,7 @@ func (e *Engager) Start(ctx context.Context, aware multicluster.Aware) error {
 
 	<-ctx.Done()
 	e.finish(r)
+	e.pacing.Wait()
 	return nil
 }
 

@@ -81,6 +81,16 @@ type EngagerOptions struct {
 	// recorder of a host manager (GetEventRecorder) is one. Default: none, no Events.
 	EventRecorder events.EventRecorder
 
+	// EngagedEventRate is how many Normal Events about engaged or replaced clusters the engager records per second
+	// once EngagedEventBurst is spent; the others wait their turn, in order, so that a fleet engaged at once does
+	// not write a thousand Events to the host while it is being engaged. Warning Events are never held back. A
+	// negative rate records every Event at once. Default: DefaultEngagedEventRate (10 per second).
+	EngagedEventRate float64
+
+	// EngagedEventBurst is how many Normal Events the engager records at once before EngagedEventRate applies.
+	// Default: DefaultEngagedEventBurst (100).
+	EngagedEventBurst int
+
 	// Logger logs what the engager does, with the key "cluster": clusters engaged, replaced and disengaged, and
 	// failures (unless Clusters has an ErrorHandler). Default: the logger SetupWithManager sets, else the logger of
 	// the context Start or RunOnce is called with (log.FromContext).
@@ -108,6 +118,12 @@ func (o EngagerOptions) complete() EngagerOptions {
 	}
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = DefaultRetryDelay
+	}
+	if o.EngagedEventRate == 0 {
+		o.EngagedEventRate = DefaultEngagedEventRate
+	}
+	if o.EngagedEventBurst <= 0 {
+		o.EngagedEventBurst = DefaultEngagedEventBurst
 	}
 	if o.MaxRetryDelay <= 0 {
 		o.MaxRetryDelay = DefaultMaxRetryDelay

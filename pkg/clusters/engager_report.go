@@ -48,7 +48,16 @@ func (e *Engager) reportOne(r *engageRun, o Outcome) {
 			verb = "Replaced"
 		}
 		log.Info(verb+" cluster", append(kv, "duration", o.Duration.Round(time.Millisecond))...)
-		e.eventf(o.Target, corev1.EventTypeNormal, ReasonEngaged, "%s cluster %q%s", verb, o.Name, from(o.Target))
+		send := func() {
+			e.eventf(o.Target, corev1.EventTypeNormal, ReasonEngaged, "%s cluster %q%s", verb, o.Name, from(o.Target))
+		}
+		switch {
+		case o.Target.Object == nil:
+		case r == nil: // not from a worker of a run: nothing to pace with
+			send()
+		case !e.events.record(r.ctx, &e.pacing, send):
+			log.V(1).Info("Too many Events held back: not recording that the cluster is engaged", kv...)
+		}
 	case OutcomeFailed:
 		msg, retry := "Failed to engage cluster", ""
 		if o.RetryIn > 0 {

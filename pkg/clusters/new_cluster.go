@@ -33,8 +33,9 @@ import (
 //   - discovery and REST mappings shared with the other clusters that serve the same APIs
 //     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider;
 //   - an HTTP client of cfg whose watches ask for uncompressed responses (UncompressedWatches), which saves about
-//     42 KiB of heap per open watch, unless an option set cluster.Options.HTTPClient or cfg.DisableCompression is
-//     set. To keep watches compressed, set the HTTP client: cluster.Options.HTTPClient = rest.HTTPClientFor(cfg).
+//     42 KiB of heap per open watch and costs bandwidth as events arrive (and as the initial list streams, where
+//     client-go lists through the watch), unless an option set cluster.Options.HTTPClient or cfg.DisableCompression
+//     is set. The option CompressedWatches keeps watches compressed.
 //
 // cfg is copied; the caller may change it afterwards. Errors name the cluster.
 func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {

@@ -5,7 +5,10 @@ package clusters_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 )
@@ -51,5 +54,18 @@ func TestUncompressedWatches(t *testing.T) {
 	}
 	if w, ok := clusters.UncompressedWatches(http.DefaultTransport).(interface{ WrappedRoundTripper() http.RoundTripper }); !ok || w.WrappedRoundTripper() != http.DefaultTransport {
 		t.Error("the wrapper does not return the round tripper it wraps")
+	}
+}
+
+// CompressedWatches only means something to NewCluster: a client built from it elsewhere says so on every request.
+func TestCompressedWatchesOutsideNewCluster(t *testing.T) {
+	var o cluster.Options
+	clusters.CompressedWatches()(&o)
+	req, err := http.NewRequest(http.MethodGet, "https://h/api", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.HTTPClient.Transport.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "clusters.NewCluster") {
+		t.Errorf("error %v, want one that names clusters.NewCluster", err)
 	}
 }

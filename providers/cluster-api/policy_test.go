@@ -59,15 +59,9 @@ func TestKubeconfigPolicyRefusesByDefault(t *testing.T) {
 	good := multicluster.ClusterName(ns + "/good")
 	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(harness.Seen(good, "obj", "member-0")) })
 
-	for _, c := range cases {
-		name := ns + "/" + caseName(c)
-		note := harness.WaitForRefusal(t, name, func() []string { return warningsAbout(t, ns, caseName(c)) })
-		c.CheckRefused(t, name, note, logs.Find(name, "KubeconfigPolicy."))
-	}
-	rec.CheckUntouched(t)
-	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{good}) {
-		t.Errorf("engaged %v, want only %s", got, good)
-	}
+	harness.CheckAllRefused(t, cases, rec, func(c harness.PolicyCase) (string, func() []string) {
+		return ns + "/" + caseName(c), func() []string { return warningsAbout(t, ns, caseName(c)) }
+	}, logs.Find, func() []multicluster.ClusterName { return namesIn(p, ns) }, good)
 
 	setKubeconfig(t, ns, "exec", "member-0")
 	fixed := multicluster.ClusterName(ns + "/exec")

@@ -54,21 +54,9 @@ func TestSecretStrategyPolicyRefusesByDefault(t *testing.T) {
 	good := multicluster.ClusterName(ns + "/good")
 	harness.Eventually(t, 0, "good reconciled", func() bool { return seenBy.Has(harness.Seen(good, "obj", "member-0")) })
 
-	for _, c := range cases {
-		name := profileName(c)
-		note := harness.WaitForRefusal(t, ns+"/"+name, func() []string { return warnings(t, ns, name) })
-		var line string
-		for _, l := range strings.Split(logs.String(), "\n") {
-			if line == "" && strings.Contains(l, ns+"/"+name) && strings.Contains(l, "KubeconfigPolicy.") {
-				line = l
-			}
-		}
-		c.CheckRefused(t, ns+"/"+name, note, line)
-	}
-	rec.CheckUntouched(t)
-	if got := namesIn(p, ns); !slices.Equal(got, []multicluster.ClusterName{good}) {
-		t.Errorf("engaged %v, want only %s", got, good)
-	}
+	harness.CheckAllRefused(t, cases, rec, func(c harness.PolicyCase) (string, func() []string) {
+		return ns + "/" + profileName(c), func() []string { return warnings(t, ns, profileName(c)) }
+	}, logs.Find, func() []multicluster.ClusterName { return namesIn(p, ns) }, good)
 
 	setKubeconfigSecret(t, ns, "exec", "member-0")
 	fixed := multicluster.ClusterName(ns + "/exec")

@@ -4,7 +4,6 @@
 package clusterinventoryapi_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/zap/zapcore"
@@ -28,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/envtest/program"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	clusterinventoryapi "sigs.k8s.io/multicluster-runtime/providers/cluster-inventory-api"
@@ -139,21 +138,11 @@ func setReady(t testing.TB, clp *clusterinventoryv1alpha1.ClusterProfile, ready 
 }
 
 // logBuffer collects a manager's log lines; it is safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type logBuffer struct{ program.Output }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// Find returns the first line logged that contains every one of substrings, or "" if none does.
+func (b *logBuffer) Find(substrings ...string) string {
+	return harness.FindLine(strings.Split(b.String(), "\n"), substrings...)
 }
 
 // start builds a multi-cluster manager of the hub with the provider set up on it and the ConfigMap controller of

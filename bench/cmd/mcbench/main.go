@@ -29,6 +29,7 @@ func main() {
 	flag.StringVar(&o.Out, "out", "", "directory for results.json and heap profiles")
 	flag.StringVar(&o.Charts, "charts", "", "directory for the SVG charts (default: -out)")
 	only := flag.String("only", "", "comma-separated scenarios to run (engage, steady, memory, namespaces, noisy, churn); the floor always runs")
+	arms := flag.String("arms", "", "comma-separated arms of the engage and memory scenarios to run, by name (default: all)")
 	memorySizes := flag.String("memory-sizes", "", "comma-separated numbers of separate clusters for the memory scenario (default 100,1000)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	redraw := flag.Bool("redraw", false, "run nothing: redraw the charts of the results.json in -out")
@@ -42,6 +43,9 @@ func main() {
 	}
 	if *only != "" {
 		o.Only = strings.Split(*only, ",")
+	}
+	if *arms != "" {
+		o.Arms = strings.Split(*arms, ",")
 	}
 	for _, f := range strings.Split(*memorySizes, ",") {
 		if f == "" {

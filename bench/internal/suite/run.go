@@ -31,6 +31,13 @@ type Options struct {
 	Only []string
 	// MemorySizes, if not empty, replaces the numbers of separate clusters the memory scenario measures.
 	MemorySizes []int
+	// Arms, if not empty, runs only the arms of the engage and memory scenarios with these names.
+	Arms []string
+}
+
+// runsArm tells whether the arm of the engage or memory scenario named name is part of the run.
+func (o Options) runsArm(name string) bool {
+	return len(o.Arms) == 0 || slices.Contains(o.Arms, name)
 }
 
 // runs tells whether the scenario is part of the run.
@@ -186,6 +193,9 @@ func scenarios(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, p plan, f
 		lat := map[string][][]time.Duration{}
 		for round := range rounds {
 			for _, arm := range engageArms {
+				if !o.runsArm(arm) {
+					continue
+				}
 				step("engage latency, %d clusters: %s (round %d of %d)", n, arm, round+1, rounds)
 				l, err := EngageSeparate(ctx, fleet, n, round, arm)
 				if err != nil {
@@ -195,6 +205,9 @@ func scenarios(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, p plan, f
 			}
 		}
 		for _, arm := range engageArms {
+			if !o.runsArm(arm) {
+				continue
+			}
 			reportRounds(r, "engage", fmt.Sprintf("%s N=%d", arm, n), lat[arm], floor)
 		}
 		plain, _ := r.Get("engage", fmt.Sprintf("%s N=%d", armPlain, n), "all")

@@ -79,6 +79,16 @@ func UncompressedResponses() *kubeconfig.Provider {
 	return provider
 }
 
+// CompressedWatches is a kubeconfig provider whose clusters keep their watches compressed.
+func CompressedWatches() *kubeconfig.Provider {
+	// snippet:start compressed-watches
+	provider := kubeconfig.New(kubeconfig.Options{
+		ClusterOptions: []cluster.Option{clusters.CompressedWatches()},
+	})
+	// snippet:end compressed-watches
+	return provider
+}
+
 // BuiltByHand builds a cluster for the clusters provider as the library's providers build theirs, with a transform
 // of its own.
 func BuiltByHand(name multicluster.ClusterName, cfg *rest.Config) (cluster.Cluster, error) {

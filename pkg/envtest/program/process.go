@@ -29,7 +29,7 @@ const interruptTimeout = time.Minute
 // Process is a running program, started with Start.
 type Process struct {
 	cmd *exec.Cmd
-	out lockedBuffer
+	out Output
 	// done is closed when the program has exited; err is then its exit error.
 	done chan struct{}
 	err  error
@@ -142,19 +142,22 @@ func containsAll(s string, substrings []string) bool {
 	return true
 }
 
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
+// Output collects what a process, or anything else that writes, writes while a test reads it. It is safe for
+// concurrent use; the zero value is empty and ready.
+type Output struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (b *Output) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String returns everything written so far.
+func (b *Output) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

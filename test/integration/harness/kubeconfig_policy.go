@@ -23,6 +23,7 @@ import (
 
 	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // PolicyCase is a kubeconfig that uses one thing a clusters.KubeconfigPolicy refuses by default, as an attacker
@@ -194,6 +195,25 @@ func WaitForRefusal(t testing.TB, what string, notes func() []string) string {
 		return false
 	})
 	return note
+}
+
+// CheckAllRefused checks a provider that was handed every case of PolicyCases beside a good cluster: it waits for
+// each case's refusal and checks it (WaitForRefusal, CheckRefused), with refusal giving the name of the case's
+// object and the notes of its Warning Events, and logLine the first log line that contains every one of its
+// arguments; then it checks that rec was never reached and that engaged lists the good cluster only.
+func CheckAllRefused(t testing.TB, cases []PolicyCase, rec *AuthorizationRecorder,
+	refusal func(PolicyCase) (what string, notes func() []string), logLine func(substrings ...string) string,
+	engaged func() []multicluster.ClusterName, good multicluster.ClusterName) {
+	t.Helper()
+	for _, c := range cases {
+		what, notes := refusal(c)
+		note := WaitForRefusal(t, what, notes)
+		c.CheckRefused(t, what, note, logLine(what, "KubeconfigPolicy."))
+	}
+	rec.CheckUntouched(t)
+	if got := engaged(); !slices.Equal(got, []multicluster.ClusterName{good}) {
+		t.Errorf("engaged %v, want only %s", got, good)
+	}
 }
 
 // CheckPolicyOptIns checks, for each of PolicyCases(fleet, member), that the option that allows it works: engage

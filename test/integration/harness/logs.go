@@ -36,8 +36,11 @@ func (b *LogBuffer) Lines() []string {
 }
 
 // Find returns the first line that contains every one of substrings, or "" if none does.
-func (b *LogBuffer) Find(substrings ...string) string {
-	for _, line := range b.Lines() {
+func (b *LogBuffer) Find(substrings ...string) string { return FindLine(b.Lines(), substrings...) }
+
+// FindLine returns the first of lines that contains every one of substrings, or "" if none does.
+func FindLine(lines []string, substrings ...string) string {
+	for _, line := range lines {
 		found := true
 		for _, s := range substrings {
 			found = found && strings.Contains(line, s)
