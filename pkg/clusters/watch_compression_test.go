@@ -17,7 +17,7 @@ type lastRequest struct{ req *http.Request }
 
 func (l *lastRequest) RoundTrip(req *http.Request) (*http.Response, error) {
 	l.req = req
-	return &http.Response{StatusCode: http.StatusOK, Request: req}, nil
+	return &http.Response{StatusCode: http.StatusOK, Request: req, Body: http.NoBody}, nil
 }
 
 // Watches without an encoding ask for identity; anything else is sent as it is, and the caller's request is never
@@ -42,9 +42,11 @@ func TestUncompressedWatches(t *testing.T) {
 		if c.encoding != "" {
 			req.Header.Set("Accept-Encoding", c.encoding)
 		}
-		if _, err := rt.RoundTrip(req); err != nil {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
 			t.Fatal(err)
 		}
+		_ = resp.Body.Close()
 		if got := last.req.Header.Get("Accept-Encoding"); got != c.want {
 			t.Errorf("%s with Accept-Encoding %q: sent %q, want %q", c.url, c.encoding, got, c.want)
 		}
@@ -65,7 +67,11 @@ func TestCompressedWatchesOutsideNewCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.HTTPClient.Transport.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "clusters.NewCluster") {
+	resp, err := o.HTTPClient.Transport.RoundTrip(req)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "clusters.NewCluster") {
 		t.Errorf("error %v, want one that names clusters.NewCluster", err)
 	}
 }
