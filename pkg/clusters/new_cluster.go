@@ -35,7 +35,8 @@ import (
 //   - an HTTP client of cfg whose watches ask for uncompressed responses (UncompressedWatches), which saves about
 //     42 KiB of heap per open watch and costs bandwidth as events arrive (and as the initial list streams, where
 //     client-go lists through the watch), unless an option set cluster.Options.HTTPClient or cfg.DisableCompression
-//     is set. The option CompressedWatches keeps watches compressed.
+//     is set. The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the
+//     caller's to the client.
 //
 // cfg is copied; the caller may change it afterwards. Errors name the cluster.
 func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
@@ -56,7 +57,7 @@ func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster
 // (such as the NewCluster hook of a provider's options) appends them to its options to build clusters as
 // NewCluster does.
 func DefaultClusterOptions(name multicluster.ClusterName, cfg *rest.Config) []cluster.Option {
-	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), uncompressedWatchesOption(cfg),
+	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), httpClientOption(cfg),
 		recovery.ClusterOption(name, cfg), restmapper.ClusterOption()}
 }
 

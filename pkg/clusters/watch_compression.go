@@ -6,8 +6,10 @@ package clusters
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 )
 
@@ -53,39 +55,82 @@ func isWatch(req *http.Request) bool {
 
 // CompressedWatches is an option of NewCluster (and of every provider's cluster options, which NewCluster applies)
 // that keeps the cluster's watches compressed, as controller-runtime's are: NewCluster then gives the cluster the
-// HTTP client cluster.New would build. Only NewCluster understands it: a cluster built by cluster.New with it
-// fails every request with an error that says so.
+// HTTP client cluster.New would build (with the wrappers of WrapTransport, if any). Only NewCluster understands
+// it: a cluster built by cluster.New with it fails every request with an error that says so.
 func CompressedWatches() cluster.Option {
 	return func(o *cluster.Options) {
-		o.HTTPClient = &http.Client{Transport: compressedWatchesMarker{}}
+		m := markerOf(o)
+		m.compressed = true
+		o.HTTPClient = &http.Client{Transport: m}
 	}
 }
 
-// compressedWatchesMarker is the transport of the HTTP client CompressedWatches sets, which NewCluster replaces.
-type compressedWatchesMarker struct{}
-
-func (compressedWatchesMarker) RoundTrip(*http.Request) (*http.Response, error) {
-	return nil, errors.New("clusters.CompressedWatches is an option of clusters.NewCluster, not of cluster.New")
+// WrapTransport is an option of NewCluster (and of every provider's cluster options, which NewCluster applies)
+// that wraps the transport of the cluster's HTTP client with wrap, as rest.Config's Wrap does for a config: every
+// request the cluster sends (its cache's lists and watches, its client's, its discovery's and its recovery
+// probe's) goes through it. Use it to instrument or decorate the requests of clusters whose rest.Config a
+// provider builds from its source, where a WrapTransport of your own cannot be set.
+//
+// wrap is applied after the library's uncompressed-watches wrapper, so it sees each request before that wrapper
+// and the transport do, and after the wrappers of earlier WrapTransport options. The option holds no state: a
+// provider may apply it to every cluster it builds. An HTTP client set by a later option
+// (cluster.Options.HTTPClient) replaces it. Only NewCluster understands it: a cluster built by cluster.New with it
+// fails every request with an error that says so.
+func WrapTransport(wrap transport.WrapperFunc) cluster.Option {
+	return func(o *cluster.Options) {
+		if wrap == nil {
+			return
+		}
+		m := markerOf(o)
+		m.wraps = append(slices.Clip(m.wraps), wrap)
+		o.HTTPClient = &http.Client{Transport: m}
+	}
 }
 
-// uncompressedWatchesOption gives the cluster an HTTP client of cfg whose watches are uncompressed
-// (UncompressedWatches), unless an option set cluster.Options.HTTPClient or cfg disables compression already; after
-// CompressedWatches, it gives it the plain HTTP client of cfg.
-func uncompressedWatchesOption(cfg *rest.Config) cluster.Option {
+// clientMarker is the transport of the HTTP client CompressedWatches and WrapTransport set, which NewCluster
+// replaces with the HTTP client it describes.
+type clientMarker struct {
+	compressed bool
+	wraps      []transport.WrapperFunc
+}
+
+// markerOf returns the marker of o's HTTP client, or a new one if o has none or another client.
+func markerOf(o *cluster.Options) clientMarker {
+	if o.HTTPClient != nil {
+		if m, ok := o.HTTPClient.Transport.(clientMarker); ok {
+			return m
+		}
+	}
+	return clientMarker{}
+}
+
+func (clientMarker) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("clusters.CompressedWatches and clusters.WrapTransport are options of clusters.NewCluster, not of cluster.New")
+}
+
+// httpClientOption gives the cluster an HTTP client of cfg whose watches are uncompressed (UncompressedWatches),
+// unless an option set cluster.Options.HTTPClient or cfg disables compression already. After CompressedWatches or
+// WrapTransport, it gives it the HTTP client of cfg those options describe.
+func httpClientOption(cfg *rest.Config) cluster.Option {
 	return func(o *cluster.Options) {
-		keep := false
+		var m clientMarker
 		if o.HTTPClient != nil {
-			if _, keep = o.HTTPClient.Transport.(compressedWatchesMarker); !keep {
+			var ok bool
+			if m, ok = o.HTTPClient.Transport.(clientMarker); !ok {
 				return
 			}
 			o.HTTPClient = nil
 		}
-		if cfg.DisableCompression {
+		uncompressed := !m.compressed && !cfg.DisableCompression
+		if !uncompressed && len(m.wraps) == 0 {
 			return
 		}
 		wrapped := rest.CopyConfig(cfg)
-		if !keep {
+		if uncompressed {
 			wrapped.Wrap(UncompressedWatches)
+		}
+		for _, wrap := range m.wraps {
+			wrapped.Wrap(wrap)
 		}
 		if c, err := rest.HTTPClientFor(wrapped); err == nil {
 			o.HTTPClient = c

@@ -59,19 +59,25 @@ func TestUncompressedWatches(t *testing.T) {
 	}
 }
 
-// CompressedWatches only means something to NewCluster: a client built from it elsewhere says so on every request.
-func TestCompressedWatchesOutsideNewCluster(t *testing.T) {
-	var o cluster.Options
-	clusters.CompressedWatches()(&o)
-	req, err := http.NewRequest(http.MethodGet, "https://h/api", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := o.HTTPClient.Transport.RoundTrip(req)
-	if err == nil {
-		_ = resp.Body.Close()
-	}
-	if err == nil || !strings.Contains(err.Error(), "clusters.NewCluster") {
-		t.Errorf("error %v, want one that names clusters.NewCluster", err)
+// CompressedWatches and WrapTransport only mean something to NewCluster: a client built from them elsewhere says so
+// on every request.
+func TestClientOptionsOutsideNewCluster(t *testing.T) {
+	for name, opt := range map[string]cluster.Option{
+		"CompressedWatches": clusters.CompressedWatches(),
+		"WrapTransport":     clusters.WrapTransport(func(rt http.RoundTripper) http.RoundTripper { return rt }),
+	} {
+		var o cluster.Options
+		opt(&o)
+		req, err := http.NewRequest(http.MethodGet, "https://h/api", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := o.HTTPClient.Transport.RoundTrip(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "clusters.NewCluster") {
+			t.Errorf("%s: error %v, want one that names clusters.NewCluster", name, err)
+		}
 	}
 }

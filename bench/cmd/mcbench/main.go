@@ -32,6 +32,8 @@ func main() {
 	arms := flag.String("arms", "", "comma-separated arms of the engage and memory scenarios to run, by name (default: all)")
 	memorySizes := flag.String("memory-sizes", "", "comma-separated numbers of separate clusters for the memory scenario (default 100,1000)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.BoolVar(&o.ArmCPUProfiles, "arm-cpuprofiles", false, "write a CPU profile of each memory arm's timed window to -out (not with -cpuprofile)")
+	flag.IntVar(&o.Members, "members", 0, "number of member control planes (default 3; 2 with -quick)")
 	redraw := flag.Bool("redraw", false, "run nothing: redraw the charts of the results.json in -out")
 	flag.Parse()
 	if *redraw {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/examples/argocd"
+	"sigs.k8s.io/multicluster-runtime/pkg/clusters"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 )
 
@@ -22,7 +23,9 @@ import (
 // repository would be, on the provider kit's Engager: one Argo CD cluster Secret per cluster in a namespace of the
 // host, read through the host manager's cache, which keeps only those Secrets (as the example's program does).
 // Every cluster of these arms sees the namespace clusterNS of its member, which the scenario prepares on every
-// member: the provider's cluster options are the same for every cluster.
+// member: the provider's cluster options are the same for every cluster. Its requests go through namespacePaths as
+// every other arm's do, added with clusters.WrapTransport since the provider builds its rest.Configs from the
+// Secrets.
 
 // armOutOfTree is the name of the out-of-tree arms.
 const armOutOfTree = "out-of-tree (argocd)"
@@ -55,7 +58,8 @@ func newOutOfTree(ctx context.Context, hostCfg *rest.Config, run, clusterNS stri
 		return nil, fmt.Errorf("writing the cluster Secrets: %w", err)
 	}
 	return &outOfTree{
-		provider: argocd.New(argocd.Options{Namespace: ns, ControllerName: ns, ClusterOptions: []cluster.Option{inNamespaceOption(clusterNS)}}),
+		provider: argocd.New(argocd.Options{Namespace: ns, ControllerName: ns, ClusterOptions: []cluster.Option{
+			inNamespaceOption(clusterNS), clusters.WrapTransport(namespacePaths)}}),
 		cacheOptions: func(o *mcmanager.Options) {
 			o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: argocd.SecretCache(ns)}
 		},

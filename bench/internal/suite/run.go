@@ -33,6 +33,13 @@ type Options struct {
 	MemorySizes []int
 	// Arms, if not empty, runs only the arms of the engage and memory scenarios with these names.
 	Arms []string
+	// ArmCPUProfiles writes a CPU profile of each arm of the memory scenario to Out (cpu-<arm>.pprof), covering the
+	// arm from building its clusters until every object is reconciled. It cannot be combined with a CPU profile of
+	// the whole run.
+	ArmCPUProfiles bool
+	// Members, if positive, is the number of member control planes of the fleet instead of the plan's (3 in full
+	// mode, 2 in quick mode). More members hold fewer clusters each (see namespacePaths).
+	Members int
 }
 
 // runsArm tells whether the arm of the engage or memory scenario named name is part of the run.
@@ -120,6 +127,9 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 		}
 	}
 
+	if o.Members > 0 {
+		p.members = o.Members
+	}
 	step("starting a fleet: a host and %d members", p.members)
 	fleet := mcenvtest.NewFleet(mcenvtest.Options{Members: p.members})
 	if err := fleet.Start(ctx); err != nil {

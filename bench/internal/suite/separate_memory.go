@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -203,8 +206,11 @@ var memoryArms = []memoryArm{
 // reconciled and the process has settled, the growth of the heap, RSS and goroutines is divided by n. The arms are
 // the library's separate clusters (discovery shared), the same with a RESTMapper each (controller-runtime's
 // default), one plain controller-runtime Manager per cluster, and, at the smallest size only, two memory options:
-// managedFields stripped from the caches, and responses (watches included) asked for uncompressed.
+// managedFields stripped from the caches, and responses (watches included) asked for uncompressed. Every cluster's
+// requests go to its namespace's path (namespacePaths) and its informers list, then watch (listThenWatch), so that
+// each cluster costs its member what a member of its own would cost.
 func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects int, o Options) error {
+	defer listThenWatch()()
 	f := &memoryFleet{hostCfg: fleet.Host(), objects: objects}
 	var writers []client.Client
 	for _, m := range fleet.Members() {
@@ -216,7 +222,7 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		if err != nil {
 			return err
 		}
-		f.cfgs = append(f.cfgs, cfg)
+		f.cfgs = append(f.cfgs, withNamespacePaths(cfg))
 		writers = append(writers, w)
 	}
 	largest := 0
@@ -250,21 +256,27 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 // measureArm engages n clusters the arm's way and reports heap, RSS and goroutines per cluster.
 func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memoryArm, o Options) error {
 	before, goBefore := measure(ctx)
+	cs := fmt.Sprintf("%s N=%d", arm.name, n)
+	slug := strings.NewReplacer(",", "", " ", "-", "(", "", ")", "").Replace(strings.ToLower(cs))
+	stopProfile, err := startArmCPUProfile(o, slug)
+	if err != nil {
+		return err
+	}
 	c := &counter{}
 	stop, began, err := arm.engage(ctx, f, n, c)
 	if err != nil {
-		return err
+		return errors.Join(err, stopProfile())
 	}
 	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
 	reconciled := time.Since(began)
+	err = errors.Join(err, stopProfile())
 	if err != nil {
 		return errors.Join(err, stop())
 	}
 	after, goAfter := measure(ctx)
 	per := after.sub(before).div(n)
 	goroutines := float64(goAfter-goBefore) / float64(n)
-	cs := fmt.Sprintf("%s N=%d", arm.name, n)
 	r.Add("memory", cs, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
 	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", withDescriptors(r, per.Heap, goroutines)/kib, "KiB")
 	r.Add("memory", cs, "heap in use per cluster (HeapInuse)", per.HeapInuse/kib, "KiB")
@@ -272,7 +284,6 @@ func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memor
 	r.Add("memory", cs, "goroutines per cluster", goroutines, "")
 	r.Add("memory", cs, "handed over → every object reconciled", ms(reconciled), "ms")
 	if !o.Quick {
-		slug := strings.NewReplacer(",", "", " ", "-").Replace(strings.ToLower(cs))
 		if err := writeProfiles(o.Out, slug); err != nil {
 			return errors.Join(err, stop())
 		}
@@ -286,4 +297,31 @@ func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memor
 		return g <= goBefore+5
 	})
 	return nil
+}
+
+// startArmCPUProfile starts the CPU profile of an arm (Options.ArmCPUProfiles) and returns the function that ends
+// it; without that option, it does nothing.
+func startArmCPUProfile(o Options, slug string) (stop func() error, err error) {
+	if !o.ArmCPUProfiles || o.Out == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(filepath.Join(o.Out, "cpu-"+slug+".pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	// The goroutines a few seconds in: what the arm waits for while it hands over its clusters.
+	dump := time.AfterFunc(3*time.Second, func() {
+		if g, err := os.Create(filepath.Join(o.Out, "goroutines-during-"+slug+".txt")); err == nil {
+			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+			_ = g.Close()
+		}
+	})
+	return func() error {
+		dump.Stop()
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
