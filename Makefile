@@ -95,7 +95,7 @@ soak: ## Randomized soak on real control planes: member kills, stalls, rotations
 	cd test/faults && KUBEBUILDER_ASSETS="$$assets" GOWORK=off go test -race -count=1 -v -timeout 0 -run '^TestSoak$$' ./soak \
 		-soak.duration=$(SOAK_DURATION) -soak.seed=$(SOAK_SEED) -soak.figures="$(SOAK_FIGURES)" $(SOAK_FLAGS)
 
-# Every fuzz target, as <module directory>:<package>:<target>. Each runs for FUZZ_TIME.
+# Every fuzz target, as <module directory>:<package>:<target>. Each runs for FUZZ_TIME (hack/fuzz-target.sh).
 FUZZ_TARGETS = \
 	providers/file:.:FuzzParseKubeconfig \
 	providers/file:.:FuzzRedact \
@@ -113,7 +113,7 @@ fuzz: ## Run every fuzz target for FUZZ_TIME (default 5m each; CI runs them for 
 	@for t in $(FUZZ_TARGETS); do \
 		mod=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; target=$${rest#*:}; \
 		echo "=== fuzz $$target ($$mod $$pkg) for $(FUZZ_TIME)"; \
-		(cd "$$mod" && GOWORK=off go test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZ_TIME) "$$pkg") || exit 1; \
+		hack/fuzz-target.sh "$$mod" "$$pkg" "$$target" "$(FUZZ_TIME)" || exit 1; \
 	done
 
 ##@ Benchmarks
