@@ -244,11 +244,11 @@ func kindLogConstructor[request mcreconcile.ClusterAware[request]](base logr.Log
 		if req == nil {
 			return log
 		}
-		l := log.WithValues("cluster", (*req).Cluster())
+		// One WithValues per request: each call copies the logger's values.
 		if r, ok := any(*req).(mcreconcile.Request); ok {
-			return l.WithValues(lowerKind, klog.KRef(r.Namespace, r.Name), "namespace", r.Namespace, "name", r.Name)
+			return log.WithValues("cluster", r.ClusterName, lowerKind, klog.KRef(r.Namespace, r.Name), "namespace", r.Namespace, "name", r.Name)
 		}
-		return l.WithValues("request", (*req).String())
+		return log.WithValues("cluster", (*req).Cluster(), "request", (*req).String())
 	}
 }
 

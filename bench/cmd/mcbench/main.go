@@ -34,6 +34,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.BoolVar(&o.ArmCPUProfiles, "arm-cpuprofiles", false, "write a CPU profile of each memory arm's timed window to -out (not with -cpuprofile)")
 	flag.IntVar(&o.Members, "members", 0, "number of member control planes (default 3; 2 with -quick)")
+	flag.IntVar(&o.MemoryRounds, "memory-rounds", 0, "interleaved rounds of the memory arms at the largest size (default 3; 1 with -quick)")
 	redraw := flag.Bool("redraw", false, "run nothing: redraw the charts of the results.json in -out")
 	flag.Parse()
 	if *redraw {

@@ -6,6 +6,7 @@ package suite
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/rest"
@@ -27,6 +28,7 @@ func namespacePaths(rt http.RoundTripper) http.RoundTripper { return &namespaceP
 type namespacePathRT struct{ rt http.RoundTripper }
 
 func (n *namespacePathRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	memberRequests.count(req)
 	if req.URL != nil {
 		if path, ok := namespacePath(req.URL.Path, req.URL.Query().Get("fieldSelector")); ok {
 			req = req.Clone(req.Context())
@@ -85,4 +87,46 @@ type withoutWatchList struct{ clientfeatures.Gates }
 
 func (g withoutWatchList) Enabled(key clientfeatures.Feature) bool {
 	return key != clientfeatures.WatchListClient && g.Gates.Enabled(key)
+}
+
+// memberRequests counts the requests sent through namespacePaths, that is to the members, by kind of request.
+var memberRequests = &requestCounts{}
+
+// requestCounts counts requests by kind: discovery, list, watch and other.
+type requestCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *requestCounts) count(req *http.Request) {
+	kind := "other"
+	switch q := req.URL.Query(); {
+	case req.Method == http.MethodGet && q.Get("watch") == "true":
+		kind = "watch"
+	case req.Method == http.MethodGet && isDiscovery(req.URL.Path):
+		kind = "discovery"
+	case req.Method == http.MethodGet:
+		kind = "list or get"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[kind]++
+}
+
+// take returns the counts so far and starts again from zero.
+func (c *requestCounts) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = nil
+	return n
+}
+
+// isDiscovery tells whether path is a discovery document: /api, /apis, /api/V or /apis/G/V.
+func isDiscovery(path string) bool {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	return parts[0] == "api" && len(parts) <= 2 || parts[0] == "apis" && len(parts) <= 3
 }

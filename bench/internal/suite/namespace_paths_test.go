@@ -4,6 +4,7 @@
 package suite
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"testing"
@@ -69,5 +70,34 @@ func TestListThenWatch(t *testing.T) {
 	restore()
 	if enabled() != before {
 		t.Errorf("WatchListClient %v after restore, want %v", enabled(), before)
+	}
+}
+
+func TestRequestCounts(t *testing.T) {
+	c := &requestCounts{}
+	for _, u := range []string{
+		"https://m/api", "https://m/apis", "https://m/api/v1", "https://m/apis/apps/v1",
+		"https://m/api/v1/configmaps?fieldSelector=metadata.namespace%3Da",
+		"https://m/api/v1/namespaces/a/configmaps/x",
+		"https://m/api/v1/configmaps?watch=true",
+	} {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.count(req)
+	}
+	post, err := http.NewRequest(http.MethodPost, "https://m/api/v1/namespaces/a/configmaps", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.count(post)
+	got := c.take()
+	want := map[string]int{"discovery": 4, "list or get": 2, "watch": 1, "other": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("counts = %v, want %v", got, want)
+	}
+	if again := c.take(); len(again) != 0 {
+		t.Errorf("counts after take = %v, want none", again)
 	}
 }

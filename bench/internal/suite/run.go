@@ -37,6 +37,9 @@ type Options struct {
 	// arm from building its clusters until every object is reconciled. It cannot be combined with a CPU profile of
 	// the whole run.
 	ArmCPUProfiles bool
+	// MemoryRounds, if positive, is how many interleaved rounds the arms of the memory scenario's largest size run,
+	// instead of the plan's (3 in full mode, 1 in quick mode).
+	MemoryRounds int
 	// Members, if positive, is the number of member control planes of the fleet instead of the plan's (3 in full
 	// mode, 2 in quick mode). More members hold fewer clusters each (see namespacePaths).
 	Members int
@@ -63,6 +66,8 @@ type plan struct {
 	// ConfigMaps.
 	memorySizes   []int
 	memoryObjects int
+	// memoryRounds is how many interleaved rounds the memory arms of the largest size run.
+	memoryRounds int
 	// engageRounds is how many interleaved rounds the engage arms of the largest size run.
 	engageRounds int
 	// namespaces is the number of namespaces the namespaces scenario compares with the floor, in rounds of updates.
@@ -82,6 +87,7 @@ func planFor(o Options) plan {
 			steadySeparate:  FleetSize{Clusters: 5, Objects: 20, Ticks: 20},
 			memorySizes:     []int{5},
 			memoryObjects:   20,
+			memoryRounds:    1,
 			engageRounds:    1,
 			namespaces:      20,
 			namespaceRounds: 1,
@@ -96,6 +102,7 @@ func planFor(o Options) plan {
 		steadySeparate:  FleetSize{Clusters: 100, Objects: 100, Ticks: 500},
 		memorySizes:     []int{100, 1000},
 		memoryObjects:   100,
+		memoryRounds:    3,
 		engageRounds:    5,
 		namespaces:      1000,
 		namespaceRounds: 5,
@@ -129,6 +136,9 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Report, error) {
 
 	if o.Members > 0 {
 		p.members = o.Members
+	}
+	if o.MemoryRounds > 0 {
+		p.memoryRounds = o.MemoryRounds
 	}
 	step("starting a fleet: a host and %d members", p.members)
 	fleet := mcenvtest.NewFleet(mcenvtest.Options{Members: p.members})
@@ -238,8 +248,8 @@ func scenarios(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, p plan, f
 		}
 	}
 	if o.runs("memory") {
-		step("memory per separate cluster: %v clusters × %d objects", p.memorySizes, p.memoryObjects)
-		if err := MemorySeparate(ctx, fleet, r, p.memorySizes, p.memoryObjects, o); err != nil {
+		step("memory per separate cluster: %v clusters × %d objects, %d rounds of the largest", p.memorySizes, p.memoryObjects, p.memoryRounds)
+		if err := MemorySeparate(ctx, fleet, r, p.memorySizes, p.memoryObjects, p.memoryRounds, o); err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
 	}

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -31,8 +33,19 @@ import (
 	"sigs.k8s.io/multicluster-runtime/providers/clusters"
 )
 
-// counter counts reconciles.
-type counter struct{ n atomic.Int64 }
+// counter counts reconciles, and holds when the arm began handing its clusters over and the CPU times then.
+type counter struct {
+	n     atomic.Int64
+	began time.Time
+	cpu   cpuTimes
+}
+
+// handOver records that the arm begins handing its clusters over now: the clock and the CPU accounting start.
+func (c *counter) handOver() {
+	c.cpu = readCPUTimes()
+	memberRequests.take()
+	c.began = time.Now()
+}
 
 func (c *counter) reconciler() reconcile.Func {
 	return func(context.Context, reconcile.Request) (reconcile.Result, error) {
@@ -106,39 +119,38 @@ var engagePlainClusters = engageEach(func(ctx context.Context, p *clusters.Provi
 })
 
 // engageFunc engages n clusters of the fleet with a controller that counts its reconciles in c, and returns the
-// function that stops what it started and when it began handing the clusters over: after building what the arm
-// builds before a cluster is known (the manager and its provider, the plain Managers), before the clusters are
-// added (and built, for the arms that build them as they add them) or the managers started.
-type engageFunc func(ctx context.Context, f *memoryFleet, n int, c *counter) (stop func() error, began time.Time, err error)
+// function that stops what it started. It calls c.handOver when it begins handing the clusters over: after building
+// what the arm builds before a cluster is known (the manager and its provider, the plain Managers), before the
+// clusters are added (and built, for the arms that build them as they add them) or the managers started.
+type engageFunc func(ctx context.Context, f *memoryFleet, n int, c *counter) (stop func() error, err error)
 
 // engageEach returns the engage function of an arm that runs a manager with the clusters provider and hands it the
 // i-th cluster with add, for every i, from 100 goroutines.
 func engageEach(add func(ctx context.Context, p *clusters.Provider, f *memoryFleet, i int) error) engageFunc {
-	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, time.Time, error) {
+	return func(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 		provider := clusters.New()
 		stop, err := runCounting(ctx, f.hostCfg, provider, c, nil)
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, err
 		}
-		began := time.Now()
+		c.handOver()
 		if err := parallel(min(n, 100), n, func(i int) error { return add(ctx, provider, f, i) }); err != nil {
-			return nil, time.Time{}, errors.Join(err, stop())
+			return nil, errors.Join(err, stop())
 		}
-		return stop, began, nil
+		return stop, nil
 	}
 }
 
 // engageOutOfTree engages n clusters through the out-of-tree provider (examples/argocd), the i-th reaching
 // member(i), each seeing the namespace memoryShared of its member.
-func engageOutOfTree(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, time.Time, error) {
+func engageOutOfTree(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 	o, err := newOutOfTree(ctx, f.hostCfg, fmt.Sprintf("mem-%d-%d", n, time.Now().UnixNano()), memoryShared, n, f.ns, f.member)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	// The clusters are handed over as their Secrets, which exist when the manager starts: its start is in the time.
-	began := time.Now()
-	stop, err := runCounting(ctx, f.hostCfg, o.provider, c, o.provider.SetupWithManager, o.cacheOptions)
-	return stop, began, err
+	c.handOver()
+	return runCounting(ctx, f.hostCfg, o.provider, c, o.provider.SetupWithManager, o.cacheOptions)
 }
 
 // memoryShared is the namespace of every member that the clusters of the out-of-tree arm see, with as many
@@ -172,17 +184,17 @@ func runCounting(ctx context.Context, hostCfg *rest.Config, provider multicluste
 }
 
 // engagePlain engages n plain controller-runtime managers, one per cluster, started together.
-func engagePlain(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, time.Time, error) {
+func engagePlain(ctx context.Context, f *memoryFleet, n int, c *counter) (func() error, error) {
 	prefix := fmt.Sprintf("plain-%d", time.Now().UnixNano())
 	mgrs := make([]manager.Manager, n)
 	for i := range mgrs {
 		var err error
 		if mgrs[i], err = plainManager(f.member(i), f.ns(i), fmt.Sprintf("%s-%d", prefix, i), c.reconciler()); err != nil {
-			return nil, time.Time{}, err
+			return nil, err
 		}
 	}
-	began := time.Now()
-	return runAll(ctx, mgrs), began, nil
+	c.handOver()
+	return runAll(ctx, mgrs), nil
 }
 
 // stripManagedFields drops managedFields from every object a cluster's cache holds.
@@ -190,12 +202,15 @@ func stripManagedFields(o *cluster.Options) {
 	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
 }
 
+// armPlainManagers is the arm of the memory scenario that the others are compared with.
+const armPlainManagers = "plain Managers"
+
 var memoryArms = []memoryArm{
 	{name: "separate", engage: engageSeparate()},
 	{name: "separate, own RESTMapper", engage: engageSeparate(ownRESTMapper)},
 	{name: "AddConfig", engage: engageAddConfig},
 	{name: armOutOfTree, engage: engageOutOfTree},
-	{name: "plain Managers", engage: engagePlain},
+	{name: armPlainManagers, engage: engagePlain},
 	{name: "separate, managedFields stripped", options: true, engage: engageSeparate(stripManagedFields)},
 	{name: "Add (plain cluster.New)", options: true, engage: engagePlainClusters},
 	{name: "separate, responses uncompressed", options: true, engage: engageSeparateWith(func(cfg *rest.Config) { cfg.DisableCompression = true })},
@@ -208,8 +223,12 @@ var memoryArms = []memoryArm{
 // default), one plain controller-runtime Manager per cluster, and, at the smallest size only, two memory options:
 // managedFields stripped from the caches, and responses (watches included) asked for uncompressed. Every cluster's
 // requests go to its namespace's path (namespacePaths) and its informers list, then watch (listThenWatch), so that
-// each cluster costs its member what a member of its own would cost.
-func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects int, o Options) error {
+// each cluster costs its member what a member of its own would cost. Each arm also reports the time from handing its
+// clusters over until every object was reconciled, the CPU time the controller (this process) and the control
+// planes (its child processes) used meanwhile, and the requests each cluster sent to its member. At the largest
+// size the arms run rounds times, interleaved, each round in another order; every figure is the median over the
+// rounds, and an arm's time is also divided by the plain Managers' of the same round.
+func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects, rounds int, o Options) error {
 	defer listThenWatch()()
 	f := &memoryFleet{hostCfg: fleet.Host(), objects: objects}
 	var writers []client.Client
@@ -241,62 +260,160 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 	}
 
 	for si, n := range sizes {
+		var arms []memoryArm
 		for _, arm := range memoryArms {
-			if arm.options && si > 0 || !o.runsArm(arm.name) {
-				continue
+			if (!arm.options || si == 0) && o.runsArm(arm.name) {
+				arms = append(arms, arm)
 			}
-			if err := measureArm(ctx, r, f, n, arm, o); err != nil {
-				return fmt.Errorf("%s, N=%d: %w", arm.name, n, err)
+		}
+		// The arms of the largest size run in interleaved rounds, each round in a different order, and the median
+		// counts: the time of one arm varies by a third from one run to the next on a shared machine.
+		sizeRounds := 1
+		if n == largest {
+			sizeRounds = max(1, rounds)
+		}
+		figures := map[string][]armFigures{}
+		for round := range sizeRounds {
+			for k := range arms {
+				arm := arms[(k+round)%len(arms)]
+				fig, err := measureArm(ctx, f, n, arm, o, round, sizeRounds)
+				if err != nil {
+					return fmt.Errorf("%s, N=%d: %w", arm.name, n, err)
+				}
+				figures[arm.name] = append(figures[arm.name], fig)
 			}
+		}
+		for _, arm := range arms {
+			var plain []armFigures
+			if arm.name != armPlainManagers {
+				plain = figures[armPlainManagers]
+			}
+			reportArm(r, fmt.Sprintf("%s N=%d", arm.name, n), figures[arm.name], plain)
 		}
 	}
 	return nil
 }
 
-// measureArm engages n clusters the arm's way and reports heap, RSS and goroutines per cluster.
-func measureArm(ctx context.Context, r *Report, f *memoryFleet, n int, arm memoryArm, o Options) error {
+// armFigures are what one engagement of n clusters the way of an arm measured.
+type armFigures struct {
+	// perCluster is the growth of the process's memory, divided by the number of clusters; goroutines likewise.
+	perCluster memSnapshot
+	goroutines float64
+	// reconciled is the time from handing the clusters over until every object had been reconciled.
+	reconciled time.Duration
+	// cpu is the CPU time the controller and the control planes used meanwhile.
+	cpu cpuTimes
+	// requests counts the requests to the members by kind, per cluster.
+	requests map[string]float64
+}
+
+// measureArm engages n clusters the arm's way, waits until every object has been reconciled and the process has
+// settled, and returns what that cost. round and rounds name the profiles of repeated measurements apart.
+func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Options, round, rounds int) (armFigures, error) {
 	before, goBefore := measure(ctx)
-	cs := fmt.Sprintf("%s N=%d", arm.name, n)
-	slug := strings.NewReplacer(",", "", " ", "-", "(", "", ")", "").Replace(strings.ToLower(cs))
+	slug := strings.NewReplacer(",", "", " ", "-", "(", "", ")", "").Replace(strings.ToLower(fmt.Sprintf("%s N=%d", arm.name, n)))
+	if rounds > 1 {
+		slug += fmt.Sprintf("-round-%d", round+1)
+	}
 	stopProfile, err := startArmCPUProfile(o, slug)
 	if err != nil {
-		return err
+		return armFigures{}, err
 	}
 	c := &counter{}
-	stop, began, err := arm.engage(ctx, f, n, c)
+	stop, err := arm.engage(ctx, f, n, c)
 	if err != nil {
-		return errors.Join(err, stopProfile())
+		return armFigures{}, errors.Join(err, stopProfile())
 	}
 	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
-	reconciled := time.Since(began)
+	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}}
+	for kind, k := range memberRequests.take() {
+		fig.requests[kind] = float64(k) / float64(n)
+	}
 	err = errors.Join(err, stopProfile())
 	if err != nil {
-		return errors.Join(err, stop())
+		return armFigures{}, errors.Join(err, stop())
 	}
 	after, goAfter := measure(ctx)
-	per := after.sub(before).div(n)
-	goroutines := float64(goAfter-goBefore) / float64(n)
-	r.Add("memory", cs, "heap per cluster (incl. its objects)", per.Heap/kib, "KiB")
-	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", withDescriptors(r, per.Heap, goroutines)/kib, "KiB")
-	r.Add("memory", cs, "heap in use per cluster (HeapInuse)", per.HeapInuse/kib, "KiB")
-	r.Add("memory", cs, "RSS per cluster (incl. its objects)", per.RSS/kib, "KiB")
-	r.Add("memory", cs, "goroutines per cluster", goroutines, "")
-	r.Add("memory", cs, "handed over → every object reconciled", ms(reconciled), "ms")
+	fig.perCluster = after.sub(before).div(n)
+	fig.goroutines = float64(goAfter-goBefore) / float64(n)
 	if !o.Quick {
 		if err := writeProfiles(o.Out, slug); err != nil {
-			return errors.Join(err, stop())
+			return armFigures{}, errors.Join(err, stop())
 		}
 	}
 	if err := stop(); err != nil {
-		return err
+		return armFigures{}, err
 	}
 	// Let what the arm started wind down before the next arm measures its baseline.
 	_ = waitUntil(ctx, time.Minute, "the arm's goroutines gone", func() bool {
 		_, g := heapAndGoroutines()
 		return g <= goBefore+5
 	})
-	return nil
+	return fig, nil
+}
+
+// reportArm reports the median over the rounds of each figure of an arm (the rounds' figures), with the fastest and
+// slowest round's time when there are several, and the median over the rounds of the arm's time divided by the
+// plain Managers' time of the same round (plain, if they ran as often).
+func reportArm(r *Report, cs string, rounds, plain []armFigures) {
+	med := func(f func(armFigures) float64) float64 {
+		vs := make([]float64, len(rounds))
+		for i, fig := range rounds {
+			vs[i] = f(fig)
+		}
+		return median(vs)
+	}
+	r.Add("memory", cs, "heap per cluster (incl. its objects)", med(func(f armFigures) float64 { return f.perCluster.Heap })/kib, "KiB")
+	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", med(func(f armFigures) float64 {
+		return withDescriptors(r, f.perCluster.Heap, f.goroutines)
+	})/kib, "KiB")
+	r.Add("memory", cs, "heap in use per cluster (HeapInuse)", med(func(f armFigures) float64 { return f.perCluster.HeapInuse })/kib, "KiB")
+	r.Add("memory", cs, "RSS per cluster (incl. its objects)", med(func(f armFigures) float64 { return f.perCluster.RSS })/kib, "KiB")
+	r.Add("memory", cs, "goroutines per cluster", med(func(f armFigures) float64 { return f.goroutines }), "")
+	r.Add("memory", cs, "handed over → every object reconciled", med(func(f armFigures) float64 { return ms(f.reconciled) }), "ms")
+	if len(rounds) > 1 {
+		times := make([]float64, len(rounds))
+		for i, fig := range rounds {
+			times[i] = ms(fig.reconciled)
+		}
+		slices.Sort(times)
+		r.Add("memory", cs, fmt.Sprintf("every object reconciled, fastest of %d rounds", len(rounds)), times[0], "ms")
+		r.Add("memory", cs, fmt.Sprintf("every object reconciled, slowest of %d rounds", len(rounds)), times[len(times)-1], "ms")
+	}
+	if len(plain) == len(rounds) {
+		ratios := make([]float64, len(rounds))
+		for i := range rounds {
+			ratios[i] = float64(rounds[i].reconciled) / float64(plain[i].reconciled)
+		}
+		r.Add("memory", cs, "every object reconciled ÷ plain Managers' (same round)", median(ratios), "×")
+	}
+	r.Add("memory", cs, "controller CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.self) }), "ms")
+	if rounds[0].cpu.known {
+		r.Add("memory", cs, "control planes' CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.children) }), "ms")
+	}
+	kinds := map[string]bool{}
+	for _, fig := range rounds {
+		for kind := range fig.requests {
+			kinds[kind] = true
+		}
+	}
+	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+		r.Add("memory", cs, "member requests per cluster: "+kind, med(func(f armFigures) float64 { return f.requests[kind] }), "")
+	}
+}
+
+// median returns the median of vs (the mean of the middle two for an even number), 0 for none.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // startArmCPUProfile starts the CPU profile of an arm (Options.ArmCPUProfiles) and returns the function that ends

@@ -5,6 +5,7 @@ package fairqueue
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -67,6 +68,10 @@ type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
 	rateLimiter workqueue.TypedRateLimiter[request]
 	clock       clock.Clock
 	retried     func()
+
+	// shuttingDown is set first thing by ShutDown and ShutDownWithDrain: adds check it without taking the work
+	// queue's lock, which every add and every Get already takes once.
+	shuttingDown atomic.Bool
 
 	mu      sync.Mutex
 	waiting map[request]*delayedAdd[request]  // the delayed adds, one per request
@@ -134,7 +139,7 @@ func (q *fairPriorityQueue[request]) AddRateLimited(item request) {
 // AddWithOpts adds the requests at opts.Priority (0 if unset), now or after opts.After or the rate limiter's
 // delay (the shorter if both are set).
 func (q *fairPriorityQueue[request]) AddWithOpts(opts priorityqueue.AddOpts, items ...request) {
-	if q.queue.ShuttingDown() {
+	if q.shuttingDown.Load() {
 		return
 	}
 	priority := ptr.Deref(opts.Priority, 0)
@@ -283,19 +288,21 @@ func (q *fairPriorityQueue[request]) Len() int {
 
 // ShutDown drops the delayed adds, ignores adds from now on and wakes the workers waiting in Get.
 func (q *fairPriorityQueue[request]) ShutDown() {
+	q.shuttingDown.Store(true)
 	q.stopDelays()
 	q.queue.ShutDown()
 }
 
 // ShutDownWithDrain is ShutDown, and waits for the requests being processed to be Done.
 func (q *fairPriorityQueue[request]) ShutDownWithDrain() {
+	q.shuttingDown.Store(true)
 	q.stopDelays()
 	q.queue.ShutDownWithDrain()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
 func (q *fairPriorityQueue[request]) ShuttingDown() bool {
-	return q.queue.ShuttingDown()
+	return q.shuttingDown.Load()
 }
 
 // Forget tells the rate limiter the request is done with.

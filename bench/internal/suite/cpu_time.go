@@ -1,0 +1,83 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTicks is the unit of the CPU times in /proc/<pid>/stat (USER_HZ), 100 on every Linux this runs on.
+const clockTicks = 100
+
+// cpuTimes is the CPU time used so far by this process (the controller) and by its child processes that are still
+// running (the control planes of the fleet: kube-apiserver and etcd), user and system time together.
+type cpuTimes struct {
+	self, children time.Duration
+	// known is false where /proc is not there to read the children's times.
+	known bool
+}
+
+// readCPUTimes reads the CPU time of this process (getrusage) and of its running children (/proc/<pid>/stat).
+func readCPUTimes() cpuTimes {
+	var ru syscall.Rusage
+	var t cpuTimes
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		t.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	t.children, t.known = childrenCPU(os.Getpid())
+	return t
+}
+
+func (t cpuTimes) sub(o cpuTimes) cpuTimes {
+	return cpuTimes{self: t.self - o.self, children: t.children - o.children, known: t.known && o.known}
+}
+
+// childrenCPU sums the user and system time of the running processes whose parent is pid.
+func childrenCPU(pid int) (time.Duration, bool) {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(stats) == 0 {
+		return 0, false
+	}
+	var ticks uint64
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		ppid, used, ok := parseStat(string(b))
+		if ok && ppid == pid {
+			ticks += used
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, true
+}
+
+// parseStat returns the parent pid and the user plus system ticks of a /proc/<pid>/stat line. The command name, in
+// parentheses, may hold spaces, so the fields are counted after its closing parenthesis.
+func parseStat(line string) (ppid int, ticks uint64, ok bool) {
+	end := strings.LastIndexByte(line, ')')
+	if end < 0 {
+		return 0, 0, false
+	}
+	// After ") ": state(3) ppid(4) ... utime(14) stime(15), numbered as in proc(5).
+	fields := strings.Fields(line[end+1:])
+	if len(fields) < 13 {
+		return 0, 0, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return 0, 0, false
+	}
+	utime, err1 := strconv.ParseUint(fields[11], 10, 64)
+	stime, err2 := strconv.ParseUint(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return ppid, utime + stime, true
+}
