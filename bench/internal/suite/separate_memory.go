@@ -357,13 +357,15 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 // slowest round's time when there are several, and the median over the rounds of the arm's time divided by the
 // plain Managers' time of the same round (plain, if they ran as often).
 func reportArm(r *Report, cs string, rounds, plain []armFigures) {
-	med := func(f func(armFigures) float64) float64 {
+	values := func(f func(armFigures) float64) []float64 {
 		vs := make([]float64, len(rounds))
 		for i, fig := range rounds {
 			vs[i] = f(fig)
 		}
-		return median(vs)
+		return vs
 	}
+	med := func(f func(armFigures) float64) float64 { return median(values(f)) }
+	reconciled := func(f armFigures) float64 { return ms(f.reconciled) }
 	r.Add("memory", cs, "heap per cluster (incl. its objects)", med(func(f armFigures) float64 { return f.perCluster.Heap })/kib, "KiB")
 	r.Add("memory", cs, "heap per cluster incl. goroutine descriptors", med(func(f armFigures) float64 {
 		return withDescriptors(r, f.perCluster.Heap, f.goroutines)
@@ -371,15 +373,11 @@ func reportArm(r *Report, cs string, rounds, plain []armFigures) {
 	r.Add("memory", cs, "heap in use per cluster (HeapInuse)", med(func(f armFigures) float64 { return f.perCluster.HeapInuse })/kib, "KiB")
 	r.Add("memory", cs, "RSS per cluster (incl. its objects)", med(func(f armFigures) float64 { return f.perCluster.RSS })/kib, "KiB")
 	r.Add("memory", cs, "goroutines per cluster", med(func(f armFigures) float64 { return f.goroutines }), "")
-	r.Add("memory", cs, "handed over → every object reconciled", med(func(f armFigures) float64 { return ms(f.reconciled) }), "ms")
+	r.Add("memory", cs, "handed over → every object reconciled", med(reconciled), "ms")
 	if len(rounds) > 1 {
-		times := make([]float64, len(rounds))
-		for i, fig := range rounds {
-			times[i] = ms(fig.reconciled)
-		}
-		slices.Sort(times)
-		r.Add("memory", cs, fmt.Sprintf("every object reconciled, fastest of %d rounds", len(rounds)), times[0], "ms")
-		r.Add("memory", cs, fmt.Sprintf("every object reconciled, slowest of %d rounds", len(rounds)), times[len(times)-1], "ms")
+		times := values(reconciled)
+		r.Add("memory", cs, fmt.Sprintf("every object reconciled, fastest of %d rounds", len(rounds)), slices.Min(times), "ms")
+		r.Add("memory", cs, fmt.Sprintf("every object reconciled, slowest of %d rounds", len(rounds)), slices.Max(times), "ms")
 	}
 	if len(plain) == len(rounds) {
 		ratios := make([]float64, len(rounds))
