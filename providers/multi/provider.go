@@ -242,15 +242,17 @@ func (p *Provider) GetProvider(providerName string) (multicluster.Provider, bool
 // registered with it first; then, if the composed provider runs and provider is a multicluster.ProviderRunnable,
 // it is started, and its clusters are engaged as providerName<Separator>clusterName.
 //
-// It returns an error, and adds nothing, if providerName is empty, contains the separator or is already taken, if
-// provider is nil, or if registering a recorded index with provider fails.
+// It returns an error, and adds nothing, if providerName is empty, contains the separator, ends in a way that makes
+// providerName<Separator> contain the separator earlier (with the separator "::", the name ":" would make ":::"
+// split as "" and ":"), or is already taken, if provider is nil, or if registering a recorded index with provider
+// fails. So every name of its clusters splits back, at the first separator, into providerName and the inner name.
 func (p *Provider) AddProvider(providerName string, provider multicluster.Provider) error {
 	switch {
 	case providerName == "":
 		return errors.New("multi provider: the name of an inner provider must not be empty")
-	case strings.Contains(providerName, p.opts.Separator):
-		return fmt.Errorf("multi provider: the name of inner provider %q must not contain the separator %q",
-			providerName, p.opts.Separator)
+	case strings.Index(providerName+p.opts.Separator, p.opts.Separator) != len(providerName):
+		return fmt.Errorf("multi provider: the name of inner provider %q must not contain the separator %q, "+
+			"nor end in its beginning", providerName, p.opts.Separator)
 	case provider == nil:
 		return fmt.Errorf("multi provider: inner provider %q is nil", providerName)
 	}

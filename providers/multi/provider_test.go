@@ -191,6 +191,17 @@ func TestAddProviderRejectsBadNamesAndDuplicates(t *testing.T) {
 	if err := custom.AddProvider("x/y", newFakeProvider()); err == nil {
 		t.Error("with separator /, x/y was accepted")
 	}
+
+	// With a separator of several characters, a name that ends in the separator's beginning would make its
+	// clusters' names split elsewhere: ":" + "::" + "c" is ":::c", which splits as "" and ":c".
+	long := multi.New(multi.Options{Separator: "::"})
+	if err := long.AddProvider(":", newFakeProvider()); err == nil ||
+		!strings.Contains(err.Error(), "nor end in its beginning") {
+		t.Errorf(`with separator ::, ":" was accepted or refused for another reason: %v`, err)
+	}
+	if err := long.AddProvider("a:b", newFakeProvider()); err != nil {
+		t.Errorf("with separator ::, a:b is a valid name: %v", err)
+	}
 }
 
 func TestGetRoutesByPrefix(t *testing.T) {
