@@ -94,13 +94,13 @@ func (c *observedCluster) waitStopped(t testing.TB, timeout time.Duration) {
 	}
 }
 
-// newObservedCluster builds (does not start) a cluster for cfg whose cache only covers namespace ns. When the test
-// ends it checks that the cluster, if it was started, has stopped.
-func newObservedCluster(t testing.TB, cfg *rest.Config, ns, id string) *observedCluster {
+// newObservedCluster builds (does not start) a cluster for cfg whose cache only covers namespace ns, with opts
+// applied after that. When the test ends it checks that the cluster, if it was started, has stopped.
+func newObservedCluster(t testing.TB, cfg *rest.Config, ns, id string, opts ...cluster.Option) *observedCluster {
 	t.Helper()
-	cl, err := cluster.New(cfg, func(o *cluster.Options) {
+	cl, err := cluster.New(cfg, append([]cluster.Option{func(o *cluster.Options) {
 		o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
-	})
+	}}, opts...)...)
 	if err != nil {
 		t.Fatalf("cluster %s: %v", id, err)
 	}
