@@ -18,8 +18,7 @@ import (
 
 // Deleting an object of a member reaches the predicates and the handler of a watch as a delete event, carrying
 // the deleted object (not a tombstone wrapper) with the name of its cluster, and the reconciler runs for it.
-// (Tombstones, cache.DeletedFinalStateUnknown, cannot be produced on demand against a real API server; the unit
-// tests of package source feed one to the per-cluster event handler.)
+// (Tombstones, cache.DeletedFinalStateUnknown, are TestTombstoneReachesHandlerAndReconciler's.)
 //
 // A source that dropped deletes, or passed them on as updates, fails the first check; one that passed the
 // informer's object through unchanged would hand predicates something other than the deleted object.
