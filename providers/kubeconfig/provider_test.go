@@ -4,13 +4,9 @@
 package kubeconfig_test
 
 import (
-	"encoding/pem"
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +14,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -244,29 +239,16 @@ func closedServer(t *testing.T) string {
 // overloaded.
 func stallingProxy(t *testing.T, member string) (server string, caData []byte) {
 	t.Helper()
-	cfg := harness.Config(t, fleet, member)
-	transport, err := rest.TransportFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upstream, err := url.Parse(cfg.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(upstream)
-	proxy.Transport = transport
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	cfg := harness.MemberProxy(t, fleet, member, func(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
 		// Both ways an informer fills its cache stall: a list, and a watch that streams the initial list
 		// (sendInitialEvents, client-go's default since v0.35).
 		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/configmaps" {
 			<-r.Context().Done()
 			return
 		}
-		r.Header.Del("Authorization")
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		upstream.ServeHTTP(w, r)
+	})
+	return cfg.Host, cfg.CAData
 }
 
 // A cluster whose cache cannot sync delays no other Secret: with one reconcile at a time and a sync timeout of a

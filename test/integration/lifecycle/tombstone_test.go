@@ -5,12 +5,8 @@ package lifecycle
 
 import (
 	"context"
-	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync"
 	"testing"
 
@@ -96,7 +92,7 @@ func TestTombstoneReachesHandlerAndReconciler(t *testing.T) {
 // server answers a watch from a resource version it no longer has, and one that lists again (sendInitialEvents,
 // client-go's streaming list) is passed on. Either way the informer takes a new list of the member.
 type expiringProxy struct {
-	server *httptest.Server
+	cfg *rest.Config // the proxy's, without credentials: the proxy adds the member's
 
 	mu       sync.Mutex
 	mode     proxyMode
@@ -117,23 +113,11 @@ const (
 
 func newExpiringProxy(t *testing.T, member string) *expiringProxy {
 	t.Helper()
-	cfg := harness.Config(t, fleet, member)
-	transport, err := rest.TransportFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upstream, err := url.Parse(cfg.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reverse := httputil.NewSingleHostReverseProxy(upstream)
-	reverse.Transport = transport
 	p := &expiringProxy{changed: make(chan struct{}), running: map[int]context.CancelFunc{}}
-	p.server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del("Authorization")
+	p.cfg = harness.MemberProxy(t, fleet, member, func(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
 		query := r.URL.Query()
 		if query.Get("watch") != "true" && query.Get("watch") != "1" {
-			reverse.ServeHTTP(w, r)
+			upstream.ServeHTTP(w, r)
 			return
 		}
 		relisting := query.Get("sendInitialEvents") == "true"
@@ -148,9 +132,8 @@ func newExpiringProxy(t *testing.T, member string) *expiringProxy {
 			return
 		}
 		defer p.done(id)
-		reverse.ServeHTTP(w, r.WithContext(ctx))
-	}))
-	t.Cleanup(p.server.Close)
+		upstream.ServeHTTP(w, r.WithContext(ctx))
+	})
 	return p
 }
 
@@ -225,11 +208,4 @@ func (p *expiringProxy) expired() int {
 }
 
 // config returns a rest.Config of the proxy, without credentials: the proxy adds the member's.
-func (p *expiringProxy) config() *rest.Config {
-	return &rest.Config{
-		Host: p.server.URL,
-		TLSClientConfig: rest.TLSClientConfig{
-			CAData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.server.Certificate().Raw}),
-		},
-	}
-}
+func (p *expiringProxy) config() *rest.Config { return rest.CopyConfig(p.cfg) }

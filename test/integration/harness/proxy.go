@@ -1,0 +1,45 @@
+// Copyright 2026 The multicluster-runtime Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+package harness
+
+import (
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	mcenvtest "sigs.k8s.io/multicluster-runtime/pkg/envtest"
+)
+
+// MemberProxy serves a member's API over TLS on loopback, passing requests on with the member's admin credentials
+// (any Authorization header the client sends is dropped). handle sees every request first and decides what to do
+// with it: answer it itself, or pass it on with upstream. The server is closed when the test ends; its URL and the
+// PEM of its certificate are in the returned rest.Config, which carries no credentials.
+func MemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string, handle func(w http.ResponseWriter, r *http.Request, upstream http.Handler)) *rest.Config {
+	t.Helper()
+	cfg := Config(t, fleet, member)
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatalf("transport of %s: %v", member, err)
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatalf("address of %s: %v", member, err)
+	}
+	reverse := httputil.NewSingleHostReverseProxy(target)
+	reverse.Transport = transport
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Authorization")
+		handle(w, r, reverse)
+	}))
+	t.Cleanup(srv.Close)
+	return &rest.Config{
+		Host:            srv.URL,
+		TLSClientConfig: rest.TLSClientConfig{CAData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})},
+	}
+}
