@@ -38,25 +38,30 @@ var (
 
 func TestMain(m *testing.M) {
 	var err error
-	if work, err = os.MkdirTemp("", "cluster-inventory-example-"); err == nil {
-		tokens := filepath.Join(work, "tokens.csv")
-		if err = os.WriteFile(tokens, []byte(token+`,plugin-user,1001,"system:masters"`+"\n"), 0o600); err == nil {
-			var out []byte
-			if out, err = exec.Command("go", "build", "-o", filepath.Join(work, "plugin"), "../../providers/cluster-inventory-api/testdata/plugin").CombinedOutput(); err != nil {
-				err = fmt.Errorf("building the plugin: %w\n%s", err, out)
-			}
-		}
-		if err == nil {
-			harness.RunWithFleet(m, &fleet, mcenvtest.Options{
-				Members:               1,
-				CRDDirectoryPaths:     []string{"../../providers/cluster-inventory-api/config/crd"},
-				ErrorIfCRDPathMissing: true,
-				APIServerFlags:        map[string][]string{"token-auth-file": {tokens}},
-			})
+	if work, err = os.MkdirTemp("", "cluster-inventory-example-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	tokens := filepath.Join(work, "tokens.csv")
+	if err = os.WriteFile(tokens, []byte(token+`,plugin-user,1001,"system:masters"`+"\n"), 0o600); err == nil {
+		var out []byte
+		if out, err = exec.Command("go", "build", "-o", filepath.Join(work, "plugin"), "../../providers/cluster-inventory-api/testdata/plugin").CombinedOutput(); err != nil {
+			err = fmt.Errorf("building the plugin: %w\n%s", err, out)
 		}
 	}
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
+	if err == nil {
+		code = mcenvtest.RunFleetTests(m, &fleet, mcenvtest.Options{
+			Members:               1,
+			CRDDirectoryPaths:     []string{"../../providers/cluster-inventory-api/config/crd"},
+			ErrorIfCRDPathMissing: true,
+			APIServerFlags:        map[string][]string{"token-auth-file": {tokens}},
+		})
+	} else {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	_ = os.RemoveAll(work)
+	os.Exit(code)
 }
 
 // The program, written as the reference's example is (the published types registered in client-go's scheme by the

@@ -27,18 +27,32 @@ const fleetStartTimeout = 5 * time.Minute
 //
 //	func TestMain(m *testing.M) { mcenvtest.RunWithFleet(m, &fleet, mcenvtest.Options{Members: 2}) }
 //
-// Under go test -fuzz it starts nothing and runs the fuzz targets only (see Fuzzing).
+// Under go test -fuzz it starts nothing and runs the fuzz targets only (see Fuzzing). A TestMain that has files of
+// its own to remove after the tests uses RunFleetTests, which returns instead of exiting.
 func RunWithFleet(m *testing.M, fleet **Fleet, opts Options) {
+	os.Exit(RunFleetTests(m, fleet, opts))
+}
+
+// RunFleetTests is RunWithFleet without the exit: it returns the code to exit with (1 if the fleet did not start,
+// after printing why), once the fleet has stopped, so that the caller can clean up before it exits.
+//
+//	func TestMain(m *testing.M) {
+//		dir, _ := os.MkdirTemp("", "my-test-")
+//		code := mcenvtest.RunFleetTests(m, &fleet, mcenvtest.Options{Members: 2})
+//		_ = os.RemoveAll(dir)
+//		os.Exit(code)
+//	}
+func RunFleetTests(m *testing.M, fleet **Fleet, opts Options) int {
 	if Fuzzing() {
-		os.Exit(m.Run())
+		return m.Run()
 	}
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
 	f := NewFleet(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), fleetStartTimeout)
+	defer cancel()
 	if err := f.Start(ctx); err != nil {
-		cancel()
 		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
-		os.Exit(1)
+		return 1
 	}
 	cancel()
 	*fleet = f
@@ -46,7 +60,7 @@ func RunWithFleet(m *testing.M, fleet **Fleet, opts Options) {
 	if err := f.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
 	}
-	os.Exit(code)
+	return code
 }
 
 // Fuzzing reports whether the test binary runs for go test -fuzz, as the coordinator or as one of its worker

@@ -66,16 +66,18 @@ func TestMain(m *testing.M) {
 		}
 	}
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// The directory stays: RunWithFleet exits the process. It holds a token file and a small binary.
-	harness.RunWithFleet(m, &fleet, mcenvtest.Options{
+	code := mcenvtest.RunFleetTests(m, &fleet, mcenvtest.Options{
 		Members:               2,
 		CRDDirectoryPaths:     []string{"config/crd"},
 		ErrorIfCRDPathMissing: true,
 		APIServerFlags:        map[string][]string{"token-auth-file": {tokens}},
 	})
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // hub is the hub's name in the fleet, for newNamespace.
