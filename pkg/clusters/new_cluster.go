@@ -32,10 +32,12 @@ import (
 //     HTTP client, whichever the options chose;
 //   - discovery and REST mappings shared with the other clusters that serve the same APIs
 //     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider;
-//   - an HTTP client of cfg whose watches ask for uncompressed responses (UncompressedWatches), which saves about
-//     42 KiB of heap per open watch and costs bandwidth as events arrive (and as the initial list streams, where
-//     client-go lists through the watch), unless an option set cluster.Options.HTTPClient or cfg.DisableCompression
-//     is set. The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the
+//   - an HTTP client of cfg, unless an option set cluster.Options.HTTPClient, whose first requests to the member
+//     share the connection the first of them opens, with those of every cluster reached at the same address over
+//     the same transport (SharedFirstConnection), and whose watches ask for uncompressed responses
+//     (UncompressedWatches, unless cfg.DisableCompression is set), which saves about 42 KiB of heap per open watch
+//     and costs bandwidth as events arrive (and as the initial list streams, where client-go lists through the
+//     watch). The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the
 //     caller's to the client.
 //
 // cfg is copied; the caller may change it afterwards. Errors name the cluster.
@@ -52,10 +54,10 @@ func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster
 }
 
 // DefaultClusterOptions returns the options NewCluster applies after the caller's, which fill only what earlier
-// options left unset (see NewCluster): a logger naming the cluster, synchronous informers, uncompressed watches,
-// outage recovery for the cluster named name reached with cfg, and shared discovery. A constructor that builds clusters with cluster.New
-// (such as the NewCluster hook of a provider's options) appends them to its options to build clusters as
-// NewCluster does.
+// options left unset (see NewCluster): a logger naming the cluster, synchronous informers, an HTTP client whose
+// first requests share their connection and whose watches are uncompressed, outage recovery for the cluster named
+// name reached with cfg, and shared discovery. A constructor that builds clusters with cluster.New (such as the
+// NewCluster hook of a provider's options) appends them to its options to build clusters as NewCluster does.
 func DefaultClusterOptions(name multicluster.ClusterName, cfg *rest.Config) []cluster.Option {
 	return []cluster.Option{defaultLogger(name), informer.ClusterOption(), httpClientOption(cfg),
 		recovery.ClusterOption(name, cfg), restmapper.ClusterOption()}

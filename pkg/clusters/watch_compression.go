@@ -108,9 +108,10 @@ func (clientMarker) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("clusters.CompressedWatches and clusters.WrapTransport are options of clusters.NewCluster, not of cluster.New")
 }
 
-// httpClientOption gives the cluster an HTTP client of cfg whose watches are uncompressed (UncompressedWatches),
-// unless an option set cluster.Options.HTTPClient or cfg disables compression already. After CompressedWatches or
-// WrapTransport, it gives it the HTTP client of cfg those options describe.
+// httpClientOption gives the cluster an HTTP client of cfg whose first requests share the connection they open
+// (SharedFirstConnection) and whose watches are uncompressed (UncompressedWatches, unless cfg disables compression
+// already), unless an option set cluster.Options.HTTPClient. After CompressedWatches or WrapTransport, it gives it
+// the HTTP client of cfg those options describe.
 func httpClientOption(cfg *rest.Config) cluster.Option {
 	return func(o *cluster.Options) {
 		var m clientMarker
@@ -121,12 +122,9 @@ func httpClientOption(cfg *rest.Config) cluster.Option {
 			}
 			o.HTTPClient = nil
 		}
-		uncompressed := !m.compressed && !cfg.DisableCompression
-		if !uncompressed && len(m.wraps) == 0 {
-			return
-		}
 		wrapped := rest.CopyConfig(cfg)
-		if uncompressed {
+		wrapped.Wrap(SharedFirstConnection)
+		if !m.compressed && !cfg.DisableCompression {
 			wrapped.Wrap(UncompressedWatches)
 		}
 		for _, wrap := range m.wraps {

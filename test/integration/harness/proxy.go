@@ -5,10 +5,12 @@ package harness
 
 import (
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -22,6 +24,31 @@ import (
 // PEM of its certificate are in the returned rest.Config, which carries no credentials.
 func MemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string, handle func(w http.ResponseWriter, r *http.Request, upstream http.Handler)) *rest.Config {
 	t.Helper()
+	return memberProxy(t, fleet, member, handle, nil)
+}
+
+// CountingMemberProxy serves a member's API as MemberProxy does, passing every request on, over HTTP/2 as a real
+// API server does, and counts the connections clients open to it: connections returns how many it has accepted
+// so far.
+func CountingMemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string) (cfg *rest.Config, connections func() int64) {
+	t.Helper()
+	var accepted atomic.Int64
+	cfg = memberProxy(t, fleet, member, func(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
+		upstream.ServeHTTP(w, r)
+	}, func(srv *httptest.Server) {
+		srv.EnableHTTP2 = true
+		srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+			if state == http.StateNew {
+				accepted.Add(1)
+			}
+		}
+	})
+	return cfg, accepted.Load
+}
+
+// memberProxy starts the server of MemberProxy, after configure (if not nil) has set it up.
+func memberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string, handle func(w http.ResponseWriter, r *http.Request, upstream http.Handler), configure func(*httptest.Server)) *rest.Config {
+	t.Helper()
 	cfg := Config(t, fleet, member)
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {
@@ -33,10 +60,14 @@ func MemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string, handle fun
 	}
 	reverse := httputil.NewSingleHostReverseProxy(target)
 	reverse.Transport = transport
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Authorization")
 		handle(w, r, reverse)
 	}))
+	if configure != nil {
+		configure(srv)
+	}
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return &rest.Config{
 		Host:            srv.URL,
