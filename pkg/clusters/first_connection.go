@@ -4,36 +4,52 @@
 package clusters
 
 import (
+	"crypto/tls"
 	"net/http"
 	"net/http/httptrace"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 )
 
-// SharedFirstConnection wraps rt so that, among the requests to one host through the same underlying
-// *http.Transport, the first opens the connection and the others wait for it: a request that comes while the
-// first is still connecting waits until that request has its connection (or has failed, or its own context has
-// ended), then goes, and over HTTP/2 shares the connection. Once a request has had a connection to the host, every
-// later one goes at once.
+// SharedFirstConnection wraps rt so that requests to one host through the same underlying *http.Transport open
+// new connections one at a time, and share over HTTP/2 the connections they open, instead of each opening its
+// own when they come together.
+//
+// A request opens a connection when the host has none yet, or when every connection to it carries as many
+// streams as the server allows (kube-apiserver allows 100 per connection; every open watch holds one). From the
+// moment one request is opening a connection until the host has one with room again, the requests that come
+// wait in line and go one at a time: each goes once the one before it has a connection (or has failed, or has
+// given up), so that a request that finds room on the new connection takes it, and only one that finds none opens
+// the next. No request waits longer than two seconds, or after its own context has ended; then it goes on its
+// own. Once the line is empty, requests go at once again. A host that answers over HTTP/1 (one request a
+// connection) is never made to wait after its first connection.
 //
 // Without it, clusters that share client-go's transport (their rest.Configs differ only in what client-go's
 // transport cache ignores: the path of the host, the name, the credentials of a bearer token...) and start together
-// each open a connection of their own, TLS handshake included, and all but one are closed as soon as they are
-// established: a fleet of 1,000 clusters behind one proxy or gateway costs that proxy 1,000 handshakes at once, and
-// the controller as many. NewCluster applies it to every cluster it builds; use it as a rest.Config's
-// WrapTransport (cfg.Wrap(SharedFirstConnection)) to do the same for a client of your own.
+// each open a connection of their own, TLS handshake included, and all but a few are closed as soon as they are
+// established: a fleet of 1,000 clusters behind one proxy or gateway costs that proxy and the controller hundreds
+// of handshakes at once, when it starts and again whenever its watches fill the connections it has. NewCluster
+// applies it to every cluster it builds; use it as a rest.Config's WrapTransport
+// (cfg.Wrap(SharedFirstConnection)) to do the same for a client of your own.
 //
 // It keys hosts by the innermost round tripper it can reach through WrappedRoundTripper (client-go's wrappers all
-// offer it); when that is not an *http.Transport it passes every request on as it is. It holds no reference that
-// keeps a transport alive.
+// offer it); when that is not an *http.Transport it passes every request on as it is. It learns when a request
+// opens or gets a connection from an httptrace.ClientTrace added to the request's context, composed with any
+// trace already there. It holds no reference that keeps a transport alive.
 func SharedFirstConnection(rt http.RoundTripper) http.RoundTripper {
 	return &sharedFirstConnection{rt: rt}
 }
 
+// maxTurnWait is how long a request waits in line before it goes on its own.
+const maxTurnWait = 2 * time.Second
+
 type sharedFirstConnection struct {
 	rt http.RoundTripper
+	// maxWait, if not zero, replaces maxTurnWait (in tests).
+	maxWait time.Duration
 	// transport is the innermost *http.Transport under rt, found on the first request; nil if there is none.
 	transport atomic.Pointer[http.Transport]
 	found     atomic.Bool
@@ -42,27 +58,27 @@ type sharedFirstConnection struct {
 // WrappedRoundTripper returns the round tripper it wraps.
 func (s *sharedFirstConnection) WrappedRoundTripper() http.RoundTripper { return s.rt }
 
-// RoundTrip sends req once the host has a connection, or is given one by req itself.
+// RoundTrip sends req when its turn comes (at once, unless another request to the host is opening a connection),
+// and tells the host when req has a connection.
 func (s *sharedFirstConnection) RoundTrip(req *http.Request) (*http.Response, error) {
 	t := s.innermost()
 	if t == nil || req.URL == nil {
 		return s.rt.RoundTrip(req)
 	}
 	h := hostOf(t, req.URL.Host)
-	if h.connected.Load() {
+	if h.http1.Load() {
 		return s.rt.RoundTrip(req)
 	}
-	opening, first := h.await()
-	if !first {
-		select {
-		case <-opening:
-		case <-req.Context().Done():
+	r := &request{host: h}
+	if h.gated.Load() || !h.connected.Load() {
+		maxWait := s.maxWait
+		if maxWait == 0 {
+			maxWait = maxTurnWait
 		}
-		return s.rt.RoundTrip(req)
+		h.awaitTurn(req, r, maxWait)
 	}
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { h.opened(opening, true) }}
-	resp, err := s.rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
-	h.opened(opening, err == nil)
+	resp, err := s.rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), r.trace())))
+	r.settled()
 	return resp, err
 }
 
@@ -97,11 +113,27 @@ type hostKey struct {
 type connectingHost struct {
 	// connected is set once a request has had a connection to the host.
 	connected atomic.Bool
+	// http1 is set once a connection to the host turned out not to speak HTTP/2; requests then go at once.
+	http1 atomic.Bool
+	// http2 is set once a connection to the host turned out to speak HTTP/2.
+	http2 atomic.Bool
+	// gated is set while requests wait in line; it mirrors turn != nil || len(line) > 0 for the lock-free check.
+	gated atomic.Bool
 
 	mu sync.Mutex
-	// opening is closed when the request opening the connection has one or has failed; nil when no request is
-	// opening one.
-	opening chan struct{}
+	// turn is the request that went last and has neither a connection nor an outcome yet; nil if none.
+	turn *request
+	// line holds the requests waiting for their turn, first come first.
+	line []*request
+}
+
+// request is one request's passage through a host.
+type request struct {
+	host *connectingHost
+	// ready is closed when it is the request's turn; nil unless the request waited in line.
+	ready chan struct{}
+	// done is set once the request has a connection or has returned.
+	done bool // guarded by host.mu
 }
 
 // hosts holds a connectingHost per hostKey; an entry goes when its transport is collected.
@@ -120,29 +152,108 @@ func hostOf(t *http.Transport, host string) *connectingHost {
 	return h.(*connectingHost)
 }
 
-// await returns the channel closed when the connection being opened is there, and whether the caller is the one
-// to open it (then the caller must call opened with that channel).
-func (h *connectingHost) await() (opening chan struct{}, first bool) {
+// awaitTurn returns when it is r's turn, when r has waited maxWait, or when req's context has ended. A request
+// that finds nobody ahead goes at once, and takes the turn if the host has no connection yet.
+func (h *connectingHost) awaitTurn(req *http.Request, r *request, maxWait time.Duration) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.opening != nil {
-		return h.opening, false
+	if h.turn == nil && len(h.line) == 0 {
+		if !h.connected.Load() {
+			h.turn = r
+			h.gated.Store(true)
+		}
+		h.mu.Unlock()
+		return
 	}
-	h.opening = make(chan struct{})
-	return h.opening, true
+	r.ready = make(chan struct{})
+	h.line = append(h.line, r)
+	h.mu.Unlock()
+
+	timer := time.NewTimer(maxWait)
+	defer timer.Stop()
+	select {
+	case <-r.ready:
+	case <-timer.C:
+		h.leaveLine(r)
+	case <-req.Context().Done():
+		h.leaveLine(r)
+	}
 }
 
-// opened ends the opening of a connection: the requests waiting for it go, and, if connected, every later request
-// goes at once. It is called once the opening request has a connection and again when it returns; the second call
-// only records its outcome.
-func (h *connectingHost) opened(opening chan struct{}, connected bool) {
-	if connected {
-		h.connected.Store(true)
-	}
+// leaveLine takes r out of the line; if r's turn came meanwhile, r keeps it.
+func (h *connectingHost) leaveLine(r *request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.opening == opening {
-		h.opening = nil
-		close(opening)
+	for i, w := range h.line {
+		if w == r {
+			h.line = append(h.line[:i], h.line[i+1:]...)
+			h.gated.Store(h.turn != nil || len(h.line) > 0)
+			return
+		}
 	}
+}
+
+// trace returns the hooks through which r learns that it opens a connection and that it has one.
+func (r *request) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { r.opening() },
+		GotConn:      r.gotConn,
+	}
+}
+
+// opening records that r is opening a connection (the transport had none with room for it): if nobody holds
+// the turn, r takes it, and requests that come after it wait in line.
+func (r *request) opening() {
+	h := r.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r.done || h.turn != nil {
+		return
+	}
+	h.turn = r
+	h.gated.Store(true)
+}
+
+// gotConn records that r has a connection, and whether the host speaks HTTP/2.
+func (r *request) gotConn(info httptrace.GotConnInfo) {
+	h := r.host
+	h.connected.Store(true)
+	if !h.http2.Load() {
+		if tc, ok := info.Conn.(*tls.Conn); ok && tc.ConnectionState().NegotiatedProtocol == "h2" {
+			h.http2.Store(true)
+		} else {
+			h.http1.Store(true)
+		}
+	}
+	r.settled()
+}
+
+// settled records that r has a connection or has returned: its turn, if it held it, passes to the next request in
+// line. On a host that speaks HTTP/1 everyone in line goes.
+func (r *request) settled() {
+	h := r.host
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	if h.http1.Load() {
+		for _, w := range h.line {
+			close(w.ready)
+		}
+		h.line, h.turn = nil, nil
+		h.gated.Store(false)
+		return
+	}
+	if h.turn != r {
+		return
+	}
+	h.turn = nil
+	if len(h.line) > 0 {
+		h.turn = h.line[0]
+		h.line[0] = nil
+		h.line = h.line[1:]
+		close(h.turn.ready)
+	}
+	h.gated.Store(h.turn != nil)
 }

@@ -32,9 +32,9 @@ import (
 //     HTTP client, whichever the options chose;
 //   - discovery and REST mappings shared with the other clusters that serve the same APIs
 //     (restmapper.ClusterOption), unless an option set cluster.Options.MapperProvider;
-//   - an HTTP client of cfg, unless an option set cluster.Options.HTTPClient, whose first requests to the member
-//     share the connection the first of them opens, with those of every cluster reached at the same address over
-//     the same transport (SharedFirstConnection), and whose watches ask for uncompressed responses
+//   - an HTTP client of cfg, unless an option set cluster.Options.HTTPClient, whose requests open new connections
+//     to the member one at a time and share them, with those of every cluster reached at the same address over the
+//     same transport (SharedFirstConnection), and whose watches ask for uncompressed responses
 //     (UncompressedWatches, unless cfg.DisableCompression is set), which saves about 42 KiB of heap per open watch
 //     and costs bandwidth as events arrive (and as the initial list streams, where client-go lists through the
 //     watch). The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the

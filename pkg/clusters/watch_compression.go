@@ -108,8 +108,8 @@ func (clientMarker) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("clusters.CompressedWatches and clusters.WrapTransport are options of clusters.NewCluster, not of cluster.New")
 }
 
-// httpClientOption gives the cluster an HTTP client of cfg whose first requests share the connection they open
-// (SharedFirstConnection) and whose watches are uncompressed (UncompressedWatches, unless cfg disables compression
+// httpClientOption gives the cluster an HTTP client of cfg whose requests open new connections one at a time and
+// share them (SharedFirstConnection) and whose watches are uncompressed (UncompressedWatches, unless cfg disables compression
 // already), unless an option set cluster.Options.HTTPClient. After CompressedWatches or WrapTransport, it gives it
 // the HTTP client of cfg those options describe.
 func httpClientOption(cfg *rest.Config) cluster.Option {
