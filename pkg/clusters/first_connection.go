@@ -66,7 +66,7 @@ func (s *sharedFirstConnection) RoundTrip(req *http.Request) (*http.Response, er
 		return s.rt.RoundTrip(req)
 	}
 	h := hostOf(t, req.URL.Host)
-	if h.http1.Load() {
+	if h.protocol.Load() == protocolHTTP1 {
 		return s.rt.RoundTrip(req)
 	}
 	r := &request{host: h}
@@ -113,11 +113,9 @@ type hostKey struct {
 type connectingHost struct {
 	// connected is set once a request has had a connection to the host.
 	connected atomic.Bool
-	// http1 is set once a connection to the host turned out not to speak HTTP/2; requests then go at once.
-	http1 atomic.Bool
-	// http2 is set once a connection to the host turned out to speak HTTP/2.
-	http2 atomic.Bool
-	// gated is set while requests wait in line; it mirrors turn != nil || len(line) > 0 for the lock-free check.
+	// protocol is what the first connection to the host spoke; once it is protocolHTTP1, requests go at once.
+	protocol atomic.Int32
+	// gated mirrors turn != nil || len(line) > 0 for the lock-free check; setGatedLocked keeps it.
 	gated atomic.Bool
 
 	mu sync.Mutex
@@ -126,6 +124,16 @@ type connectingHost struct {
 	// line holds the requests waiting for their turn, first come first.
 	line []*request
 }
+
+// The protocols a host's connections speak, as connectingHost.protocol records them.
+const (
+	protocolUnknown int32 = iota
+	protocolHTTP2
+	protocolHTTP1
+)
+
+// setGatedLocked brings gated in line with turn and line; h.mu must be held.
+func (h *connectingHost) setGatedLocked() { h.gated.Store(h.turn != nil || len(h.line) > 0) }
 
 // request is one request's passage through a host.
 type request struct {
@@ -159,7 +167,7 @@ func (h *connectingHost) awaitTurn(req *http.Request, r *request, maxWait time.D
 	if h.turn == nil && len(h.line) == 0 {
 		if !h.connected.Load() {
 			h.turn = r
-			h.gated.Store(true)
+			h.setGatedLocked()
 		}
 		h.mu.Unlock()
 		return
@@ -186,7 +194,7 @@ func (h *connectingHost) leaveLine(r *request) {
 	for i, w := range h.line {
 		if w == r {
 			h.line = append(h.line[:i], h.line[i+1:]...)
-			h.gated.Store(h.turn != nil || len(h.line) > 0)
+			h.setGatedLocked()
 			return
 		}
 	}
@@ -210,19 +218,19 @@ func (r *request) opening() {
 		return
 	}
 	h.turn = r
-	h.gated.Store(true)
+	h.setGatedLocked()
 }
 
 // gotConn records that r has a connection, and whether the host speaks HTTP/2.
 func (r *request) gotConn(info httptrace.GotConnInfo) {
 	h := r.host
 	h.connected.Store(true)
-	if !h.http2.Load() {
+	if h.protocol.Load() == protocolUnknown {
+		protocol := protocolHTTP1
 		if tc, ok := info.Conn.(*tls.Conn); ok && tc.ConnectionState().NegotiatedProtocol == "h2" {
-			h.http2.Store(true)
-		} else {
-			h.http1.Store(true)
+			protocol = protocolHTTP2
 		}
+		h.protocol.CompareAndSwap(protocolUnknown, protocol)
 	}
 	r.settled()
 }
@@ -237,12 +245,12 @@ func (r *request) settled() {
 		return
 	}
 	r.done = true
-	if h.http1.Load() {
+	if h.protocol.Load() == protocolHTTP1 {
 		for _, w := range h.line {
 			close(w.ready)
 		}
 		h.line, h.turn = nil, nil
-		h.gated.Store(false)
+		h.setGatedLocked()
 		return
 	}
 	if h.turn != r {
@@ -255,5 +263,5 @@ func (r *request) settled() {
 		h.line = h.line[1:]
 		close(h.turn.ready)
 	}
-	h.gated.Store(h.turn != nil)
+	h.setGatedLocked()
 }

@@ -387,8 +387,8 @@ func TestSharedFirstConnectionLetsHTTP1RequestsGo(t *testing.T) {
 	if got := accepted.Load(); got != n {
 		t.Errorf("%d long-lived HTTP/1 requests opened %d connections, want %d", n, got, n)
 	}
-	if h := hostOf(transport, srv.Listener.Addr().String()); !h.http1.Load() || h.gated.Load() {
-		t.Errorf("host: http1 %v, gated %v; want true, false", h.http1.Load(), h.gated.Load())
+	if h := hostOf(transport, srv.Listener.Addr().String()); h.protocol.Load() != protocolHTTP1 || h.gated.Load() {
+		t.Errorf("host: HTTP/1 %v, gated %v; want true, false", h.protocol.Load() == protocolHTTP1, h.gated.Load())
 	}
 	release()
 	done()
