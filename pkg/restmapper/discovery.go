@@ -24,8 +24,29 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// digest identifies an API surface: the SHA-256 digest of a cluster's discovery documents.
+// digest identifies one part of an API surface: the SHA-256 digest of the part and of its discovery document.
 type digest [sha256.Size]byte
+
+// part is one of the two halves of an API server's discovery, each described by a document of its own: the legacy
+// (core) group, at /api, and the named groups, at /apis. Each part is discovered when a lookup first needs it, and
+// grouped and shared on its own.
+type part int
+
+const (
+	legacyPart part = iota
+	namedPart
+)
+
+// parts are both parts, in the order in which an API server lists its groups.
+var parts = [2]part{legacyPart, namedPart}
+
+// partOf returns the part that serves the kinds of API group apiGroup.
+func partOf(apiGroup string) part {
+	if apiGroup == "" {
+		return legacyPart
+	}
+	return namedPart
+}
 
 // aggregatedGVK is the kind of an aggregated discovery document, as its content type names it.
 var aggregatedGVK = schema.GroupVersionKind{Group: "apidiscovery.k8s.io", Version: "v2", Kind: "APIGroupDiscoveryList"}
@@ -39,8 +60,8 @@ type source struct {
 	client *http.Client
 }
 
-// docPaths are the paths of the aggregated discovery documents: the legacy (core) group's and the named groups'.
-var docPaths = [2]string{"/api", "/apis"}
+// docPaths are the paths of the aggregated discovery documents of the parts.
+var docPaths = [2]string{legacyPart: "/api", namedPart: "/apis"}
 
 // discoveryTimeout bounds each discovery request when the cluster's rest.Config sets no timeout, as client-go's
 // discovery client does.
@@ -55,64 +76,46 @@ type document struct {
 	etag string
 }
 
-// documents are the discovery documents of one API server, fetched at one time.
+// documents is the discovery of one part of an API server, fetched at one time.
 type documents struct {
 	digest digest
-	// docs are the aggregated documents (/api, /apis); zero for a server without aggregated discovery.
-	docs [2]document
-	// restMapper builds the RESTMapper of the documents; it is called only for a digest no group has yet.
+	// doc is the part's aggregated document; zero for a server without aggregated discovery, or without the legacy
+	// group.
+	doc document
+	// restMapper decodes the part's RESTMapper; it is called only for a digest no group has yet.
 	restMapper func() (meta.RESTMapper, error)
 }
 
-// fetch gets the API server's discovery documents and their digest. With aggregated discovery that is two
-// requests (/api and /apis) and a hash, and nothing is decoded until restMapper is called. The requests are
-// conditional on the entity tags of the documents of known, if any: a document the server reports unchanged
-// (304 Not Modified) is known's, and is neither downloaded nor hashed. Without aggregated discovery, every group
-// version is discovered, as client-go does, and the result is hashed.
-func (s *source) fetch(ctx context.Context, known *group) (*documents, error) {
-	var (
-		docs   [2]document
-		bodies [2][]byte
-		full   [2]bool
-	)
-	for i, path := range docPaths {
-		var etag string
-		if known != nil {
-			etag = known.docs[i].etag
-		}
-		r, err := s.get(ctx, path, etag)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
-		case r.notModified:
-			docs[i] = known.docs[i]
-		case !r.aggregated && !r.missing:
-			return s.fetchUnaggregated(ctx)
-		default:
-			docs[i] = document{sum: sha256.Sum256(r.body), etag: contentETag(r.etag)}
-			bodies[i], full[i] = r.body, true
-		}
+// fetch gets the discovery document of part p and its digest. With aggregated discovery that is one request and a
+// hash, and nothing is decoded until restMapper is called. The request is conditional on the entity tag of known's
+// document, if any: a document the server reports unchanged (304 Not Modified) is known's, and is neither
+// downloaded nor hashed. Without aggregated discovery, every group version is discovered, as client-go does, and
+// the part's groups are hashed.
+func (s *source) fetch(ctx context.Context, p part, known *group) (*documents, error) {
+	var etag string
+	if known != nil {
+		etag = known.doc.etag
 	}
+	r, err := s.get(ctx, docPaths[p], etag)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
+	case r.notModified:
+		return &documents{digest: known.digest, doc: known.doc}, nil
+	case r.missing:
+		// An aggregated API server serves no legacy group: the part maps nothing.
+		return &documents{digest: digestOf([]byte{byte(p)}), restMapper: func() (meta.RESTMapper, error) {
+			return restmapper.NewDiscoveryRESTMapper(nil), nil
+		}}, nil
+	case !r.aggregated:
+		return s.fetchUnaggregated(ctx, p)
+	}
+	doc := document{sum: sha256.Sum256(r.body), etag: contentETag(r.etag)}
+	body := r.body
 	return &documents{
-		digest: digestOf(docs[0].sum[:], docs[1].sum[:]),
-		docs:   docs,
-		restMapper: func() (meta.RESTMapper, error) {
-			// A new surface may have a document that the server reported unchanged from known's: get it now.
-			for i, path := range docPaths {
-				if full[i] {
-					continue
-				}
-				r, err := s.get(ctx, path, "")
-				if err != nil {
-					return nil, fmt.Errorf("discovering the APIs of %s: %w", s.config.Host, err)
-				}
-				if sha256.Sum256(r.body) != docs[i].sum {
-					return nil, fmt.Errorf("discovering the APIs of %s: %s changed while it was being discovered", s.config.Host, path)
-				}
-				bodies[i] = r.body
-			}
-			return decodeAggregated(s.config.Host, bodies[0], bodies[1])
-		},
+		digest:     digestOf([]byte{byte(p)}, doc.sum[:]),
+		doc:        doc,
+		restMapper: func() (meta.RESTMapper, error) { return decodeAggregated(s.config.Host, body) },
 	}, nil
 }
 
@@ -159,7 +162,7 @@ func (s *source) get(ctx context.Context, path, etag string) (response, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotModified && etag != "":
 		return response{notModified: true}, nil
-	case resp.StatusCode == http.StatusNotFound && path == docPaths[0]:
+	case resp.StatusCode == http.StatusNotFound && path == docPaths[legacyPart]:
 		return response{missing: true}, nil
 	case resp.StatusCode != http.StatusOK:
 		return response{}, fmt.Errorf("getting %s: %w", path, apierrors.FromObject(&metav1.Status{
@@ -204,26 +207,18 @@ func digestOf(docs ...[]byte) digest {
 	return d
 }
 
-// decodeAggregated builds the RESTMapper of the aggregated discovery documents of /api and /apis, with the groups
-// in the server's order (the legacy group first) and each group's versions in its order of preference, as client-go
-// does. Versions the server reports stale are left out, as controller-runtime leaves them out.
-func decodeAggregated(host string, docs ...[]byte) (meta.RESTMapper, error) {
-	var groups []*restmapper.APIGroupResources
-	for _, doc := range docs {
-		if doc == nil {
-			continue
-		}
-		var list apidiscoveryv2.APIGroupDiscoveryList
-		if err := json.Unmarshal(doc, &list); err != nil {
-			return nil, fmt.Errorf("decoding the aggregated discovery of %s: %w", host, err)
-		}
-		apiGroups, resources, _ := discovery.SplitGroupsAndResources(list)
-		for _, g := range apiGroups.Groups {
-			groups = append(groups, groupResources(g, resources))
-		}
+// decodeAggregated builds the RESTMapper of an aggregated discovery document, with the groups in the server's order
+// and each group's versions in its order of preference, as client-go does. Versions the server reports stale are
+// left out, as controller-runtime leaves them out.
+func decodeAggregated(host string, doc []byte) (meta.RESTMapper, error) {
+	var list apidiscoveryv2.APIGroupDiscoveryList
+	if err := json.Unmarshal(doc, &list); err != nil {
+		return nil, fmt.Errorf("decoding the aggregated discovery of %s: %w", host, err)
 	}
-	if len(groups) == 0 {
-		return nil, fmt.Errorf("discovering the APIs of %s: the server reported no API group", host)
+	apiGroups, resources, _ := discovery.SplitGroupsAndResources(list)
+	groups := make([]*restmapper.APIGroupResources, 0, len(apiGroups.Groups))
+	for _, g := range apiGroups.Groups {
+		groups = append(groups, groupResources(g, resources))
 	}
 	return restmapper.NewDiscoveryRESTMapper(groups), nil
 }
@@ -240,27 +235,34 @@ func groupResources(g metav1.APIGroup, resources map[schema.GroupVersion]*metav1
 }
 
 // fetchUnaggregated discovers an API server without aggregated discovery, group version by group version, and
-// hashes the result. Group versions that fail are left out (their kinds do not map), as client-go leaves them out;
-// a server that reports no group at all is an error.
-func (s *source) fetchUnaggregated(ctx context.Context) (*documents, error) {
+// hashes the groups of part p. Group versions that fail are left out (their kinds do not map), as client-go leaves
+// them out; a server that reports no group at all is an error. Such a server (older than Kubernetes v1.26) is
+// discovered in full for each part a cluster needs.
+func (s *source) fetchUnaggregated(ctx context.Context, p part) (*documents, error) {
 	host := s.config.Host
 	dc, err := discovery.NewDiscoveryClientForConfigAndClient(s.config, s.client)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the APIs of %s: %w", host, err)
 	}
-	groups, err := restmapper.GetAPIGroupResourcesWithContext(ctx, dc)
+	all, err := restmapper.GetAPIGroupResourcesWithContext(ctx, dc)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the APIs of %s: %w", host, err)
 	}
-	if len(groups) == 0 {
+	if len(all) == 0 {
 		return nil, fmt.Errorf("discovering the APIs of %s: the server reported no API group", host)
+	}
+	var groups []*restmapper.APIGroupResources
+	for _, g := range all {
+		if partOf(g.Group.Name) == p {
+			groups = append(groups, g)
+		}
 	}
 	canonical, err := json.Marshal(groups)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the APIs of %s: %w", host, err)
 	}
 	return &documents{
-		digest:     digestOf([]byte("unaggregated"), canonical),
+		digest:     digestOf([]byte{byte(p)}, []byte("unaggregated"), canonical),
 		restMapper: func() (meta.RESTMapper, error) { return restmapper.NewDiscoveryRESTMapper(groups), nil },
 	}, nil
 }

@@ -29,7 +29,8 @@ func ExampleClusterOption() {
 	}
 }
 
-// A Pool of one's own tells how many distinct API surfaces its clusters serve.
+// A Pool of one's own tells how many distinct discovery documents its clusters serve (two for each API surface:
+// the legacy group's and the named groups').
 func ExamplePool() {
 	pool := restmapper.NewPool()
 	for _, cfg := range memberConfigs() {
@@ -37,8 +38,8 @@ func ExamplePool() {
 			panic(err)
 		}
 	}
-	fmt.Println("API surfaces:", pool.Groups())
-	// Output: API surfaces: 0
+	fmt.Println("discovery documents:", pool.Groups())
+	// Output: discovery documents: 0
 }
 
 // Clusters get a RESTMapper of their own, as in plain controller-runtime, when the provider's ClusterOptions set one.

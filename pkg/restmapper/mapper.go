@@ -12,16 +12,25 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// mapper is the RESTMapper of one cluster: it looks kinds up in the shared RESTMapper of the cluster's group, and
-// rediscovers the cluster when a lookup finds no match.
+// mapper is the RESTMapper of one cluster: it looks kinds up in the shared RESTMapper of the cluster's group of the
+// part that serves them, discovering that part on its first lookup, and rediscovers the part when a lookup finds no
+// match.
 type mapper struct {
 	pool   *Pool
 	source *source
 
-	// group is the cluster's current group; nil until its first discovery succeeds.
+	// parts are the cluster's two parts, indexed by part.
+	parts [2]clusterPart
+	// both is the RESTMapper of the cluster's two groups together; nil until a lookup needs it.
+	both atomic.Pointer[combined]
+}
+
+// clusterPart is what a cluster knows of one part of its API server.
+type clusterPart struct {
+	// group is the cluster's current group of the part; nil until its first discovery succeeds.
 	group atomic.Pointer[group]
 
-	// discoverMu serialises the cluster's discoveries. started counts them; last is the outcome of the latest.
+	// discoverMu serialises the part's discoveries. started counts them; lastErr is the outcome of the latest.
 	discoverMu sync.Mutex
 	started    atomic.Uint64
 	lastErr    error
@@ -32,69 +41,125 @@ var (
 	_ meta.RESTMapperWithContext = &mapper{}
 )
 
-// current returns the cluster's group, discovering the cluster first if it has none yet.
-func (m *mapper) current(ctx context.Context) (*group, error) {
-	if g := m.group.Load(); g != nil {
+// current returns the cluster's group of part p, discovering the part first if the cluster has none yet.
+func (m *mapper) current(ctx context.Context, p part) (*group, error) {
+	if g := m.parts[p].group.Load(); g != nil {
 		return g, nil
 	}
-	return m.discover(ctx, true)
+	return m.discover(ctx, p, true)
 }
 
-// discover returns the cluster's group according to a discovery that started after discover was called: one that
-// another lookup started meanwhile, or a new one. Lookups that miss at the same time thus share a discovery, and
-// so do the first lookups of a cluster, also when that discovery fails. With anyGroup, a group the cluster has got
-// meanwhile is returned as it is.
-func (m *mapper) discover(ctx context.Context, anyGroup bool) (*group, error) {
-	ticket := m.started.Load()
-	m.discoverMu.Lock()
-	defer m.discoverMu.Unlock()
-	if g := m.group.Load(); anyGroup && g != nil {
+// discover returns the cluster's group of part p according to a discovery that started after discover was called:
+// one that another lookup started meanwhile, or a new one. Lookups that miss at the same time thus share a
+// discovery, and so do the first lookups of a part, also when that discovery fails. With anyGroup, a group the
+// cluster has got meanwhile is returned as it is.
+func (m *mapper) discover(ctx context.Context, p part, anyGroup bool) (*group, error) {
+	cp := &m.parts[p]
+	ticket := cp.started.Load()
+	cp.discoverMu.Lock()
+	defer cp.discoverMu.Unlock()
+	if g := cp.group.Load(); anyGroup && g != nil {
 		return g, nil
 	}
-	if m.started.Load() > ticket {
+	if cp.started.Load() > ticket {
 		// A discovery started after this call, and has ended since this call holds the lock.
-		if m.lastErr != nil {
-			return nil, m.lastErr
+		if cp.lastErr != nil {
+			return nil, cp.lastErr
 		}
-		return m.group.Load(), nil
+		return cp.group.Load(), nil
 	}
-	return m.discoverLocked(ctx)
-}
-
-// discoverLocked discovers the cluster and makes the group of its documents the cluster's. A failure leaves the
-// cluster's group as it was. The caller holds discoverMu.
-func (m *mapper) discoverLocked(ctx context.Context) (*group, error) {
-	m.started.Add(1)
-	g, err := m.pool.discover(ctx, m.source, m.group.Load())
-	m.lastErr = err
+	cp.started.Add(1)
+	g, err := m.pool.discover(ctx, m.source, p, cp.group.Load())
+	cp.lastErr = err
 	if err != nil {
 		return nil, err
 	}
-	m.group.Store(g)
+	cp.group.Store(g)
 	return g, nil
 }
 
-// lookup runs f on the cluster's group; if it finds no match, it runs f again on the group of a fresh discovery,
-// should the cluster's documents have changed. As in controller-runtime's RESTMapper, a discovery that fails makes
-// the lookup fail with the discovery's error.
-func lookup[T any](ctx context.Context, m *mapper, f func(meta.RESTMapper) (T, error)) (T, error) {
+// combined returns the RESTMapper of the cluster's groups of both parts together, discovering the parts it has no
+// group of yet, or rediscovering both with rediscover.
+func (m *mapper) combined(ctx context.Context, rediscover bool) (*combined, error) {
+	var gs [2]*group
+	for _, p := range parts {
+		var err error
+		if rediscover {
+			gs[p], err = m.discover(ctx, p, false)
+		} else {
+			gs[p], err = m.current(ctx, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if c := m.both.Load(); c != nil && c.legacy == gs[legacyPart] && c.named == gs[namedPart] {
+		return c, nil
+	}
+	c := m.pool.combine(gs[legacyPart], gs[namedPart])
+	m.both.Store(c)
+	return c, nil
+}
+
+// match is how a lookup treats its API group.
+type match bool
+
+const (
+	// exactGroup: the lookup matches in its API group only, as kind lookups do, so one part answers.
+	exactGroup match = false
+	// anyGroupIfEmpty: a lookup without an API group may match in any group, as resource lookups do in client-go's
+	// RESTMappers, so it looks in both parts together, the legacy group first.
+	anyGroupIfEmpty match = true
+)
+
+// mapperFor returns the RESTMapper a lookup in API group apiGroup looks in, and the group or combined groups it
+// belongs to, after a rediscovery if rediscover is set.
+func (m *mapper) mapperFor(ctx context.Context, apiGroup string, how match, rediscover bool) (meta.RESTMapper, any, error) {
+	if how == anyGroupIfEmpty && apiGroup == "" {
+		c, err := m.combined(ctx, rediscover)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c.mapper, c, nil
+	}
+	p := partOf(apiGroup)
+	var (
+		g   *group
+		err error
+	)
+	if rediscover {
+		g, err = m.discover(ctx, p, false)
+	} else {
+		g, err = m.current(ctx, p)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return g.mapper, g, nil
+}
+
+// lookup runs f on the RESTMapper of the part of the cluster that serves API group apiGroup (both parts, for a
+// lookup without a group that may match in any); if f finds no match, it runs f again after a fresh discovery of
+// that part, should the part's document have changed. As in controller-runtime's RESTMapper, a discovery that fails
+// makes the lookup fail with the discovery's error.
+func lookup[T any](ctx context.Context, m *mapper, apiGroup string, how match, f func(meta.RESTMapper) (T, error)) (T, error) {
 	var zero T
-	g, err := m.current(ctx)
+	rm, from, err := m.mapperFor(ctx, apiGroup, how, false)
 	if err != nil {
 		return zero, err
 	}
-	res, err := f(g.mapper)
+	res, err := f(rm)
 	if !meta.IsNoMatchError(err) {
 		return res, err
 	}
-	fresh, rerr := m.discover(ctx, false)
+	fresh, freshFrom, rerr := m.mapperFor(ctx, apiGroup, how, true)
 	if rerr != nil {
 		return zero, rerr
 	}
-	if fresh == g {
+	if freshFrom == from {
 		return res, err
 	}
-	return f(fresh.mapper)
+	return f(fresh)
 }
 
 // KindFor implements meta.RESTMapper.
@@ -134,40 +199,41 @@ func (m *mapper) ResourceSingularizer(resource string) (string, error) {
 
 // KindForWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) KindForWithContext(ctx context.Context, resource schema.GroupVersionResource) (schema.GroupVersionKind, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) (schema.GroupVersionKind, error) { return rm.KindFor(resource) })
+	return lookup(ctx, m, resource.Group, anyGroupIfEmpty, func(rm meta.RESTMapper) (schema.GroupVersionKind, error) { return rm.KindFor(resource) })
 }
 
 // KindsForWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) KindsForWithContext(ctx context.Context, resource schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) ([]schema.GroupVersionKind, error) { return rm.KindsFor(resource) })
+	return lookup(ctx, m, resource.Group, anyGroupIfEmpty, func(rm meta.RESTMapper) ([]schema.GroupVersionKind, error) { return rm.KindsFor(resource) })
 }
 
 // ResourceForWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) ResourceForWithContext(ctx context.Context, input schema.GroupVersionResource) (schema.GroupVersionResource, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) (schema.GroupVersionResource, error) { return rm.ResourceFor(input) })
+	return lookup(ctx, m, input.Group, anyGroupIfEmpty, func(rm meta.RESTMapper) (schema.GroupVersionResource, error) { return rm.ResourceFor(input) })
 }
 
 // ResourcesForWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) ResourcesForWithContext(ctx context.Context, input schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) ([]schema.GroupVersionResource, error) { return rm.ResourcesFor(input) })
+	return lookup(ctx, m, input.Group, anyGroupIfEmpty, func(rm meta.RESTMapper) ([]schema.GroupVersionResource, error) { return rm.ResourcesFor(input) })
 }
 
 // RESTMappingWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) RESTMappingWithContext(ctx context.Context, gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) (*meta.RESTMapping, error) { return rm.RESTMapping(gk, versions...) })
+	return lookup(ctx, m, gk.Group, exactGroup, func(rm meta.RESTMapper) (*meta.RESTMapping, error) { return rm.RESTMapping(gk, versions...) })
 }
 
 // RESTMappingsWithContext implements meta.RESTMapperWithContext.
 func (m *mapper) RESTMappingsWithContext(ctx context.Context, gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
-	return lookup(ctx, m, func(rm meta.RESTMapper) ([]*meta.RESTMapping, error) { return rm.RESTMappings(gk, versions...) })
+	return lookup(ctx, m, gk.Group, exactGroup, func(rm meta.RESTMapper) ([]*meta.RESTMapping, error) { return rm.RESTMappings(gk, versions...) })
 }
 
-// ResourceSingularizerWithContext implements meta.RESTMapperWithContext. Like controller-runtime's RESTMapper, it
-// does not rediscover the cluster when the resource is unknown.
+// ResourceSingularizerWithContext implements meta.RESTMapperWithContext. It looks in both parts, since a resource
+// name has no API group. Like controller-runtime's RESTMapper, it does not rediscover the cluster when the resource
+// is unknown.
 func (m *mapper) ResourceSingularizerWithContext(ctx context.Context, resource string) (string, error) {
-	g, err := m.current(ctx)
+	c, err := m.combined(ctx, false)
 	if err != nil {
 		return "", err
 	}
-	return g.mapper.ResourceSingularizer(resource)
+	return c.mapper.ResourceSingularizer(resource)
 }

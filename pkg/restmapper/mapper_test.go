@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	clientrestmapper "k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
@@ -33,6 +34,20 @@ func newMapper(t *testing.T, pool *restmapper.Pool, cfg *rest.Config) meta.RESTM
 		t.Fatal(err)
 	}
 	return m
+}
+
+// wholeDiscovery returns client-go's RESTMapper of every API group the API server of cfg serves.
+func wholeDiscovery(t *testing.T, cfg *rest.Config) meta.RESTMapper {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := clientrestmapper.GetAPIGroupResources(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientrestmapper.NewDiscoveryRESTMapper(groups)
 }
 
 // Every kind the API server serves maps as with controller-runtime's own RESTMapper: same resource, kind and scope,
@@ -57,6 +72,7 @@ func TestMapsLikeControllerRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	full := wholeDiscovery(t, cfg)
 	checked := 0
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
@@ -80,6 +96,15 @@ func TestMapsLikeControllerRuntime(t *testing.T) {
 			gotKind, gotErr := ours.KindFor(partial)
 			if wantKind != gotKind || (wantErr == nil) != (gotErr == nil) {
 				t.Errorf("KindFor(%v): controller-runtime's %v (%v), ours %v (%v)", partial, wantKind, wantErr, gotKind, gotErr)
+			}
+			// A resource without a group may match in any group: ours looks in both parts together and answers as
+			// a RESTMapper of the whole discovery does. (controller-runtime's answers from the groups it has
+			// loaded so far.)
+			partial = schema.GroupVersionResource{Resource: r.Name}
+			wantKind, wantErr = full.KindFor(partial)
+			gotKind, gotErr = ours.KindFor(partial)
+			if wantKind != gotKind || (wantErr == nil) != (gotErr == nil) {
+				t.Errorf("KindFor(%v): the whole discovery's %v (%v), ours %v (%v)", partial, wantKind, wantErr, gotKind, gotErr)
 			}
 			checked++
 		}
@@ -127,24 +152,81 @@ func TestIdenticalClustersShareOneGroup(t *testing.T) {
 	}
 	for i, f := range faults {
 		if n := f.served.Load(); n != 2 {
-			t.Errorf("mapper %d made %d discovery requests, want 2 (/api and /apis, once)", i, n)
+			t.Errorf("mapper %d made %d discovery requests, want 2 (/api for ConfigMap and /apis for Deployment, once)", i, n)
 		}
 		// The first cluster downloads the documents; the others ask whether they serve the same and are told so.
 		if want := int64(min(i, 1) * 2); f.notModified.Load() != want {
 			t.Errorf("mapper %d was answered 304 Not Modified %d times, want %d", i, f.notModified.Load(), want)
 		}
 	}
-	if n := pool.Groups(); n != 1 {
-		t.Errorf("%d clusters of API servers serving the same APIs are in %d groups, want 1", len(mappers), n)
+	if n := pool.Groups(); n != 2 {
+		t.Errorf("%d clusters of API servers serving the same APIs hold %d discovery documents, want 2 (/api and /apis)", len(mappers), n)
 	}
 
-	// A lookup that misses rediscovers the cluster with conditional requests: unchanged documents are not sent.
-	before := faults[0].notModified.Load()
+	// A lookup that misses rediscovers the part of the cluster it looked in, with a conditional request: the
+	// unchanged document is not sent.
+	before, served := faults[0].notModified.Load(), faults[0].served.Load()
 	if _, err := mappers[0].RESTMapping(schema.GroupKind{Group: "no.such.group", Kind: "Thing"}); !meta.IsNoMatchError(err) {
 		t.Fatalf("want a no-match error, got %v", err)
 	}
-	if n := faults[0].notModified.Load() - before; n != 2 {
-		t.Errorf("the rediscovery after a miss was answered 304 Not Modified %d times, want 2", n)
+	if n := faults[0].notModified.Load() - before; n != 1 {
+		t.Errorf("the rediscovery after a miss was answered 304 Not Modified %d times, want 1", n)
+	}
+	if got := faults[0].paths(); got["/apis"] != 2 || faults[0].served.Load()-served != 1 {
+		t.Errorf("the rediscovery after a miss of a named group asked %v in all, want /apis once more", got)
+	}
+}
+
+// A cluster discovers the part of its API server that a lookup needs, and only that: /api for the kinds of the
+// legacy group, /apis for those of named groups, and both for a resource without a group, which may match in any.
+func TestLookupsDiscoverOnlyThePartTheyNeed(t *testing.T) {
+	full := wholeDiscovery(t, config(t, "member-2"))
+	pool := restmapper.NewPool()
+
+	legacy := &discoveryFault{}
+	m := newMapper(t, pool, legacy.wrap(config(t, "member-2")))
+	if _, err := m.RESTMapping(schema.GroupKind{Kind: "ConfigMap"}, "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.RESTMapping(schema.GroupKind{Kind: "Secret"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := legacy.paths(); len(got) != 1 || got["/api"] != 1 {
+		t.Errorf("lookups of legacy kinds asked for %v, want /api once", got)
+	}
+	if _, err := m.RESTMapping(schema.GroupKind{Group: "apps", Kind: "Deployment"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := legacy.paths(); len(got) != 2 || got["/api"] != 1 || got["/apis"] != 1 {
+		t.Errorf("after a lookup of a named group's kind: asked for %v, want /api and /apis once each", got)
+	}
+
+	named := &discoveryFault{}
+	m = newMapper(t, pool, named.wrap(config(t, "member-2")))
+	if _, err := m.RESTMapping(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := named.paths(); len(got) != 1 || got["/apis"] != 1 {
+		t.Errorf("a lookup of a named group's kind asked for %v, want /apis once", got)
+	}
+
+	// "events" is served by the legacy group and by events.k8s.io: without a group, both parts are looked in, the
+	// legacy group first, as client-go's RESTMappers do.
+	both := &discoveryFault{}
+	m = newMapper(t, pool, both.wrap(config(t, "member-2")))
+	for _, resource := range []string{"events", "deployments", "configmaps"} {
+		partial := schema.GroupVersionResource{Resource: resource}
+		want, wantErr := full.KindFor(partial)
+		got, err := m.KindFor(partial)
+		if err != nil || wantErr != nil || got != want {
+			t.Errorf("KindFor(%q): %v (%v), the whole discovery's %v (%v)", resource, got, err, want, wantErr)
+		}
+	}
+	if singular, err := m.ResourceSingularizer("deployments"); err != nil || singular != "deployment" {
+		t.Errorf("ResourceSingularizer(deployments) = %q, %v", singular, err)
+	}
+	if got := both.paths(); len(got) != 2 || got["/api"] != 1 || got["/apis"] != 1 {
+		t.Errorf("lookups of resources without a group asked for %v, want /api and /apis once each", got)
 	}
 }
 
@@ -256,8 +338,8 @@ func TestConcurrentMissesShareADiscovery(t *testing.T) {
 		}
 	}
 	// The first discovery, then one for the misses that came before it ended, one for those that came during that
-	// one, and so on: a handful, however many goroutines miss.
-	if n := fault.served.Load() / 2; n > 8 {
+	// one, and so on: a handful, however many goroutines miss. Each is one request, for /apis.
+	if n := fault.served.Load(); n > 8 {
 		t.Errorf("%d lookups that missed at once made %d discoveries", lookups, n)
 	}
 }

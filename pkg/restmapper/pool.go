@@ -7,6 +7,7 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync"
 	"weak"
 
@@ -22,22 +23,31 @@ type Pool struct {
 	mu sync.Mutex
 	// groups holds every group that some cluster's RESTMapper still refers to, weakly, by digest.
 	groups map[digest]weak.Pointer[group]
-	// building holds the groups being built, so that clusters discovering the same new surface at once build it
+	// building holds the groups being built, so that clusters discovering the same new document at once build it
 	// once.
 	building map[digest]*build
-	// hint is the group a cluster was last found to serve: a cluster discovered for the first time asks its API
-	// server whether it serves the same documents (see source.fetch), which in a fleet of alike clusters spares
-	// downloading and hashing them.
-	hint weak.Pointer[group]
+	// hints are the groups a cluster was last found to serve, one for each part: a cluster discovered for the first
+	// time asks its API server whether it serves the same document (see source.fetch), which in a fleet of alike
+	// clusters spares downloading and hashing it.
+	hints [2]weak.Pointer[group]
+	// combined holds the RESTMappers of both parts of a surface together, weakly, by the digests of the parts.
+	combined map[[2]digest]weak.Pointer[combined]
 }
 
-// group is one API surface: the RESTMapper built from the discovery documents of its digest.
+// group is one part of an API surface: the RESTMapper built from the discovery document of its digest.
 type group struct {
 	digest digest
-	// docs are the aggregated discovery documents the group was built from; zero for a server without aggregated
+	// doc is the aggregated discovery document the group was built from; zero for a server without aggregated
 	// discovery.
-	docs   [2]document
+	doc    document
 	mapper meta.RESTMapper
+}
+
+// combined is the RESTMapper of both parts of an API surface together, for the lookups that may match in any API
+// group (see mapper.combined). It holds the groups it was built from.
+type combined struct {
+	legacy, named *group
+	mapper        meta.RESTMapper
 }
 
 // build is a group being built; done is closed once g or err is set.
@@ -49,7 +59,7 @@ type build struct {
 
 // NewPool returns an empty pool.
 func NewPool() *Pool {
-	return &Pool{groups: map[digest]weak.Pointer[group]{}, building: map[digest]*build{}}
+	return &Pool{groups: map[digest]weak.Pointer[group]{}, building: map[digest]*build{}, combined: map[[2]digest]weak.Pointer[combined]{}}
 }
 
 // defaultPool is the pool of ClusterOption and NewMapper. It interns API surfaces by content and holds them
@@ -94,8 +104,10 @@ func (p *Pool) NewMapper(cfg *rest.Config, httpClient *http.Client) (meta.RESTMa
 	return &mapper{pool: p, source: &source{config: rest.CopyConfig(cfg), client: httpClient}}, nil
 }
 
-// Groups returns how many distinct API surfaces the pool holds: the groups that a live RESTMapper refers to, plus
-// those whose last RESTMapper is gone but that the garbage collector has not reclaimed yet.
+// Groups returns how many distinct discovery documents the pool holds: each API server has two, its legacy group's
+// (/api) and its named groups' (/apis), and each is held once for all the clusters that serve it identically and
+// have needed it. It counts the documents that a live RESTMapper refers to, plus those whose last RESTMapper is gone
+// but that the garbage collector has not reclaimed yet.
 func (p *Pool) Groups() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -108,17 +120,17 @@ func (p *Pool) Groups() int {
 	return n
 }
 
-// discover fetches the discovery documents of src and returns the group of their digest, building it if no
-// cluster refers to one yet. The requests are conditional on the documents of current, the cluster's group, or for a
-// cluster without one on those of the group a cluster was last found to serve.
-func (p *Pool) discover(ctx context.Context, src *source, current *group) (*group, error) {
+// discover fetches the discovery document of part pt of src and returns the group of its digest, building it if no
+// cluster refers to one yet. The request is conditional on the document of current, the cluster's group of that
+// part, or for a cluster without one on that of the group a cluster was last found to serve.
+func (p *Pool) discover(ctx context.Context, src *source, pt part, current *group) (*group, error) {
 	known := current
 	if known == nil {
 		p.mu.Lock()
-		known = p.hint.Value()
+		known = p.hints[pt].Value()
 		p.mu.Unlock()
 	}
-	docs, err := src.fetch(ctx, known)
+	docs, err := src.fetch(ctx, pt, known)
 	if err != nil {
 		return nil, err
 	}
@@ -127,14 +139,14 @@ func (p *Pool) discover(ctx context.Context, src *source, current *group) (*grou
 		return nil, err
 	}
 	p.mu.Lock()
-	p.hint = weak.Make(g)
+	p.hints[pt] = weak.Make(g)
 	p.mu.Unlock()
 	return g, nil
 }
 
 // intern returns the group of the documents' digest, building it if there is none. Concurrent calls for the same
-// new digest build it once; a failed build is not recorded, so the next call tries again. A cluster whose documents
-// are those of known, the group its requests were conditional on, joins known.
+// new digest build it once; a failed build is not recorded, so the next call tries again. A cluster whose document
+// is that of known, the group its request was conditional on, joins known.
 func (p *Pool) intern(docs *documents, known *group) (*group, error) {
 	d := docs.digest
 	if known != nil && known.digest == d {
@@ -156,7 +168,7 @@ func (p *Pool) intern(docs *documents, known *group) (*group, error) {
 
 	rm, err := docs.restMapper()
 	if err == nil {
-		b.g = &group{digest: d, docs: docs.docs, mapper: rm}
+		b.g = &group{digest: d, doc: docs.doc, mapper: rm}
 	}
 	b.err = err
 
@@ -178,5 +190,49 @@ func (p *Pool) release(d digest) {
 	defer p.mu.Unlock()
 	if wp, ok := p.groups[d]; ok && wp.Value() == nil {
 		delete(p.groups, d)
+	}
+}
+
+// combine returns the RESTMapper of the groups legacy and named together, building it if no cluster refers to one
+// yet. It answers as client-go's RESTMapper of an API server's whole discovery does: both groups' mappers are
+// asked, and ambiguous matches are resolved by the legacy group's priorities, then the named groups'.
+func (p *Pool) combine(legacy, named *group) *combined {
+	key := [2]digest{legacy.digest, named.digest}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c := p.combined[key].Value(); c != nil {
+		return c
+	}
+	c := &combined{legacy: legacy, named: named, mapper: combineMappers(legacy.mapper, named.mapper)}
+	p.combined[key] = weak.Make(c)
+	runtime.AddCleanup(c, p.releaseCombined, key)
+	return c
+}
+
+// combineMappers returns one RESTMapper of two RESTMappers of client-go's discovery (restmapper.NewDiscoveryRESTMapper),
+// the first one's groups first. Each lists the legacy group's version v1 first, then its groups' preferred versions,
+// then its groups in order; the legacy group has the one version v1, so the two lists one after the other resolve
+// every ambiguous match as the list of one RESTMapper of all the groups would. (Any other RESTMapper, which the
+// pool never builds, is combined without priorities.)
+func combineMappers(first, second meta.RESTMapper) meta.RESTMapper {
+	a, aok := first.(*meta.PriorityRESTMapper)
+	b, bok := second.(*meta.PriorityRESTMapper)
+	if !aok || !bok {
+		return meta.MultiRESTMapper{first, second}
+	}
+	return &meta.PriorityRESTMapper{
+		Delegate:         meta.MultiRESTMapper{a.Delegate, b.Delegate},
+		ResourcePriority: append(slices.Clip(a.ResourcePriority), b.ResourcePriority...),
+		KindPriority:     append(slices.Clip(a.KindPriority), b.KindPriority...),
+	}
+}
+
+// releaseCombined forgets the combined RESTMapper of key once the garbage collector has reclaimed it, unless key
+// has a live one again.
+func (p *Pool) releaseCombined(key [2]digest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if wp, ok := p.combined[key]; ok && wp.Value() == nil {
+		delete(p.combined, key)
 	}
 }

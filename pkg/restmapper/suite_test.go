@@ -6,8 +6,10 @@ package restmapper_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,6 +110,16 @@ type discoveryFault struct {
 	failing     atomic.Bool
 	served      atomic.Int64
 	notModified atomic.Int64
+
+	mu     sync.Mutex
+	byPath map[string]int
+}
+
+// paths returns how many discovery requests reached the API server, by path.
+func (f *discoveryFault) paths() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.byPath)
 }
 
 // wrap makes cfg's requests go through the fault.
@@ -119,6 +131,12 @@ func (f *discoveryFault) wrap(cfg *rest.Config) *rest.Config {
 					return nil, apierrors.NewServiceUnavailable("discovery is failing in this test")
 				}
 				f.served.Add(1)
+				f.mu.Lock()
+				if f.byPath == nil {
+					f.byPath = map[string]int{}
+				}
+				f.byPath[req.URL.Path]++
+				f.mu.Unlock()
 				resp, err := rt.RoundTrip(req)
 				if err == nil && resp.StatusCode == http.StatusNotModified {
 					f.notModified.Add(1)

@@ -35,7 +35,8 @@ type Options struct {
 	Arms []string
 	// ArmCPUProfiles writes a CPU profile of each arm of the memory scenario to Out (cpu-<arm>.pprof), covering the
 	// arm from building its clusters until every object is reconciled. It cannot be combined with a CPU profile of
-	// the whole run.
+	// the whole run. It also writes a CPU profile of the first member's API server for the first five seconds of
+	// each arm (cpu-member-<arm>.pprof).
 	ArmCPUProfiles bool
 	// MemoryRounds, if positive, is how many interleaved rounds the arms of the memory scenario's largest size run,
 	// instead of the plan's (3 in full mode, 1 in quick mode).

@@ -67,6 +67,8 @@ type memoryFleet struct {
 	hostCfg *rest.Config
 	cfgs    []*rest.Config
 	objects int
+	// profiled is the first member's config without namespacePaths, for its CPU profiles.
+	profiled *rest.Config
 }
 
 func (f *memoryFleet) ns(i int) string           { return fmt.Sprintf("mem-%04d", i) }
@@ -241,6 +243,9 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 		if err != nil {
 			return err
 		}
+		if f.profiled == nil {
+			f.profiled = cfg
+		}
 		f.cfgs = append(f.cfgs, withNamespacePaths(cfg))
 		writers = append(writers, w)
 	}
@@ -319,10 +324,11 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 	if err != nil {
 		return armFigures{}, err
 	}
+	waitMemberProfile := startMemberCPUProfile(ctx, o, f.profiled, slug)
 	c := &counter{}
 	stop, err := arm.engage(ctx, f, n, c)
 	if err != nil {
-		return armFigures{}, errors.Join(err, stopProfile())
+		return armFigures{}, errors.Join(err, stopProfile(), waitMemberProfile())
 	}
 	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
@@ -330,7 +336,7 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 	for kind, k := range memberRequests.take() {
 		fig.requests[kind] = float64(k) / float64(n)
 	}
-	err = errors.Join(err, stopProfile())
+	err = errors.Join(err, stopProfile(), waitMemberProfile())
 	if err != nil {
 		return armFigures{}, errors.Join(err, stop())
 	}
