@@ -78,18 +78,22 @@ func (m *mapper) discover(ctx context.Context, p part, anyGroup bool) (*group, e
 	return g, nil
 }
 
+// groupOf returns the cluster's group of part p: the current one (see current), or with rediscover that of a fresh
+// discovery (see discover).
+func (m *mapper) groupOf(ctx context.Context, p part, rediscover bool) (*group, error) {
+	if rediscover {
+		return m.discover(ctx, p, false)
+	}
+	return m.current(ctx, p)
+}
+
 // combined returns the RESTMapper of the cluster's groups of both parts together, discovering the parts it has no
 // group of yet, or rediscovering both with rediscover.
 func (m *mapper) combined(ctx context.Context, rediscover bool) (*combined, error) {
 	var gs [2]*group
 	for _, p := range parts {
 		var err error
-		if rediscover {
-			gs[p], err = m.discover(ctx, p, false)
-		} else {
-			gs[p], err = m.current(ctx, p)
-		}
-		if err != nil {
+		if gs[p], err = m.groupOf(ctx, p, rediscover); err != nil {
 			return nil, err
 		}
 	}
@@ -122,16 +126,7 @@ func (m *mapper) mapperFor(ctx context.Context, apiGroup string, how match, redi
 		}
 		return c.mapper, c, nil
 	}
-	p := partOf(apiGroup)
-	var (
-		g   *group
-		err error
-	)
-	if rediscover {
-		g, err = m.discover(ctx, p, false)
-	} else {
-		g, err = m.current(ctx, p)
-	}
+	g, err := m.groupOf(ctx, partOf(apiGroup), rediscover)
 	if err != nil {
 		return nil, nil, err
 	}
