@@ -5,3 +5,10 @@ package restmapper
 
 // ContentETag exports contentETag to the tests.
 var ContentETag = contentETag
+
+// Combined returns how many RESTMappers of both documents together p holds.
+func (p *Pool) Combined() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.combined)
+}

@@ -6,6 +6,7 @@ package restmapper_test
 import (
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/restmapper"
+	"sigs.k8s.io/multicluster-runtime/test/integration/harness"
 )
 
 // newMapper returns a RESTMapper of pool for the API server of cfg.
@@ -342,6 +344,25 @@ func TestConcurrentMissesShareADiscovery(t *testing.T) {
 	if n := fault.served.Load(); n > 8 {
 		t.Errorf("%d lookups that missed at once made %d discoveries", lookups, n)
 	}
+}
+
+// The RESTMapper of both documents together, which a lookup without a group builds, is shared by clusters of the
+// same groups and released with the groups once no cluster refers to it.
+func TestCombinedMapperIsSharedAndReleased(t *testing.T) {
+	pool := restmapper.NewPool()
+	for range 3 {
+		m := newMapper(t, pool, config(t, "member-2"))
+		if _, err := m.KindFor(schema.GroupVersionResource{Resource: "events"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := pool.Combined(); n != 1 {
+			t.Fatalf("clusters of the same two documents hold %d combined RESTMappers, want 1", n)
+		}
+	}
+	harness.Eventually(t, timeout, "the combined RESTMapper and the documents released", func() bool {
+		runtime.GC()
+		return pool.Combined() == 0 && pool.Groups() == 0
+	})
 }
 
 // Only entity tags that are digests of the documents' content are sent back in conditional requests.
