@@ -14,12 +14,29 @@ import (
 	"github.com/go-logr/logr/funcr"
 )
 
-// blockingTransport answers every request once release is closed.
-type blockingTransport struct{ release chan struct{} }
+// blockingTransport answers every request once release is closed, and counts the requests it holds.
+type blockingTransport struct {
+	release chan struct{}
+
+	mu        sync.Mutex
+	held      int
+	lastEntry time.Time
+}
 
 func (b *blockingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	b.held++
+	b.lastEntry = time.Now()
+	b.mu.Unlock()
 	<-b.release
 	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+}
+
+// heldFor reports whether the transport has held n requests, the last of them for at least d.
+func (b *blockingTransport) heldFor(n int, d time.Duration) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.held >= n && time.Since(b.lastEntry) >= d
 }
 
 type lines struct {
@@ -45,7 +62,8 @@ func TestWatchdog(t *testing.T) {
 	logged := &lines{}
 	log := funcr.New(logged.add, funcr.Options{Verbosity: 1}).WithValues("cluster", "east")
 	base := &blockingTransport{release: make(chan struct{})}
-	c := withWatchdog(&http.Client{Transport: base}, 20*time.Millisecond, log)
+	const threshold = 20 * time.Millisecond
+	c := withWatchdog(&http.Client{Transport: base}, threshold, log)
 
 	done := make(chan struct{})
 	for range 3 {
@@ -62,6 +80,10 @@ func TestWatchdog(t *testing.T) {
 		}()
 	}
 	pollUntil(t, "the unanswered request logged", func() bool { return len(logged.get()) > 0 })
+	// Every request must have been held past the threshold, so that each is answered late and logged as such: on
+	// a loaded machine a goroutine may reach the transport well after the first request was reported. The margin,
+	// fifty times the threshold, lets the watchdog's timers of all three fire before the answers come.
+	pollUntil(t, "all three requests held past the threshold", func() bool { return base.heldFor(3, 50*threshold) })
 	close(base.release)
 	for range 3 {
 		<-done
