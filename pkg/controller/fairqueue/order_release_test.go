@@ -26,7 +26,7 @@ func TestFairOrderReleasesTheRoomOfADrainedBurst(t *testing.T) {
 	for i := range burstEntries {
 		o.Push(req(fmt.Sprintf("c%d", i%3), i))
 	}
-	bigItems := o.items
+	bigEntries := o.entries
 	popped := make([]mcreconcile.Request, 0, burstEntries)
 	for range burstEntries {
 		popped = append(popped, o.Pop())
@@ -34,14 +34,14 @@ func TestFairOrderReleasesTheRoomOfADrainedBurst(t *testing.T) {
 	for _, item := range popped {
 		o.takePopped(item)
 	}
-	if len(o.items) != 0 || len(o.clusters) != 0 || len(o.ring) != 0 || len(o.popped) != 0 {
-		t.Fatalf("drained order holds %d items, %d clusters, %d in the round, %d popped", len(o.items), len(o.clusters), len(o.ring), len(o.popped))
+	if len(o.entries) != 0 || o.pending != 0 || len(o.clusters) != 0 || len(o.ring) != 0 {
+		t.Fatalf("drained order holds %d entries, %d pending, %d clusters, %d in the round", len(o.entries), o.pending, len(o.clusters), len(o.ring))
 	}
-	if o.peakItems != 0 || o.peakPopped != 0 {
-		t.Errorf("peaks after the burst = %d, %d; want the maps allocated anew", o.peakItems, o.peakPopped)
+	if o.peakEntries != 0 {
+		t.Errorf("peak after the burst = %d; want the map allocated anew", o.peakEntries)
 	}
 	o.Push(req("c0", 1))
-	if _, stale := bigItems[req("c0", 1)]; stale {
+	if _, stale := bigEntries[req("c0", 1)]; stale {
 		t.Error("the order still writes to the map of the burst")
 	}
 

@@ -66,56 +66,76 @@ func (q *fairQueue[request]) ForgetCluster(clusterName multicluster.ClusterName)
 // order. The other methods come from elsewhere, hence mu; they never call the work queue.
 //
 // Priorities reach Push and Touch through want: the work queue's Add knows nothing of them.
+//
+// Every item the order knows has one entry in entries, from the first add that asks for it until it has been
+// handed out and its priority taken: a request costs one map insert, one lookup and one delete on its way through
+// the order, and a cluster's pending items are first-in-first-out lists, one per priority, so that neither a push
+// nor a pop compares items.
 type fairOrder[request mcreconcile.ClusterAware[request]] struct {
 	mu       sync.Mutex
 	clusters map[multicluster.ClusterName]*clusterItems[request] // clusters with pending items
 	ring     []*clusterItems[request]                            // the same clusters, in serving order
 	next     int                                                 // index in ring of the cluster served next
-	items    map[request]*pendingItem[request]                   // every pending item, of clusters and draining
-	draining []*pendingItem[request]                             // items of forgotten clusters, served first
+	entries  map[request]*entry[request]                         // every item wanted, pending or handed out
+	pending  int                                                 // how many entries are pending
+	draining []*entry[request]                                   // pending items of forgotten clusters, served first
 	seq      uint64                                              // counts the items becoming pending or raised
 
-	// wanted is, per item, the highest priority asked for by adds that Push or Touch have not seen yet.
-	wanted map[request]int
-	// popped is, per item handed out, the priority it had, until GetWithPriority takes it; nil if not tracked.
-	popped map[request]int
+	// trackPops makes Pop record the priority of what it hands out, until takePopped takes it.
+	trackPops bool
 
-	// peakItems and peakPopped are the most entries items and popped held since they were last allocated: maps
-	// never shrink, so once a burst has drained they are allocated anew (see releaseAfterBurst).
-	peakItems, peakPopped int
+	// peakEntries is the most entries held since entries was last allocated: maps never shrink, so once a burst
+	// has drained it is allocated anew (see releaseAfterBurstLocked).
+	peakEntries int
 }
 
 // burstEntries is the size from which a drained map is allocated anew rather than kept for the next burst.
 const burstEntries = 256
 
-// pendingItem is an item in the order.
-type pendingItem[request any] struct {
-	item     request
+// entry is what the order knows of an item. An entry can be wanted (an add asked for a priority that Push or
+// Touch has not seen yet), pending (in its cluster's lists, or draining) and handed out (its priority not taken
+// yet) at once; it leaves entries when it is none of them.
+type entry[request any] struct {
+	item request
+
+	wanted     bool
+	wantedPrio int
+
+	pending  bool
 	priority int
-	seq      uint64
-	index    int  // in its cluster's heap
-	draining bool // its cluster was forgotten
-}
+	seq      uint64 // when it became pending or was raised; its place in its cluster's list of its priority
+	draining bool   // its cluster was forgotten
 
-// clusterItems are the pending items of one cluster, a heap by priority then seq.
-type clusterItems[request any] struct {
-	cluster multicluster.ClusterName
-	heap    indexedHeap[*pendingItem[request]]
+	popped     bool
+	poppedPrio int
 }
-
-var _ workqueue.Queue[mcreconcile.Request] = &fairOrder[mcreconcile.Request]{}
 
 // newFairOrder returns an empty order; trackPops makes Pop record the priority of what it hands out, for takePopped.
 func newFairOrder[request mcreconcile.ClusterAware[request]](trackPops bool) *fairOrder[request] {
-	o := &fairOrder[request]{
-		clusters: map[multicluster.ClusterName]*clusterItems[request]{},
-		items:    map[request]*pendingItem[request]{},
-		wanted:   map[request]int{},
+	return &fairOrder[request]{
+		clusters:  map[multicluster.ClusterName]*clusterItems[request]{},
+		entries:   map[request]*entry[request]{},
+		trackPops: trackPops,
 	}
-	if trackPops {
-		o.popped = map[request]int{}
+}
+
+// entryLocked returns the item's entry, adding one if the order does not know the item.
+func (o *fairOrder[request]) entryLocked(item request) *entry[request] {
+	e := o.entries[item]
+	if e == nil {
+		e = &entry[request]{item: item}
+		o.entries[item] = e
+		o.peakEntries = max(o.peakEntries, len(o.entries))
 	}
-	return o
+	return e
+}
+
+// dropIfIdleLocked removes the entry once it is neither wanted, pending nor handed out.
+func (o *fairOrder[request]) dropIfIdleLocked(e *entry[request]) {
+	if !e.wanted && !e.pending && !e.popped {
+		delete(o.entries, e.item)
+		o.releaseAfterBurstLocked()
+	}
 }
 
 // want records that an add is about to ask for the item at priority; the next Push or Touch of the item takes
@@ -123,8 +143,9 @@ func newFairOrder[request mcreconcile.ClusterAware[request]](trackPops bool) *fa
 func (o *fairOrder[request]) want(item request, priority int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if old, ok := o.wanted[item]; !ok || priority > old {
-		o.wanted[item] = priority
+	e := o.entryLocked(item)
+	if !e.wanted || priority > e.wantedPrio {
+		e.wanted, e.wantedPrio = true, priority
 	}
 }
 
@@ -133,12 +154,15 @@ func (o *fairOrder[request]) want(item request, priority int) {
 func (o *fairOrder[request]) absorb(item request, priority int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if _, ok := o.items[item]; ok {
-		o.raiseLocked(item, priority)
+	e := o.entries[item]
+	switch {
+	case e == nil:
+		return false
+	case e.pending:
+		o.raiseLocked(e, priority)
 		return true
-	}
-	if old, ok := o.wanted[item]; ok {
-		o.wanted[item] = max(old, priority)
+	case e.wanted:
+		e.wantedPrio = max(e.wantedPrio, priority)
 		return true
 	}
 	return false
@@ -149,22 +173,21 @@ func (o *fairOrder[request]) absorb(item request, priority int) bool {
 func (o *fairOrder[request]) Touch(item request) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if priority, ok := o.wanted[item]; ok {
-		delete(o.wanted, item)
-		o.raiseLocked(item, priority)
+	if e := o.entries[item]; e != nil && e.wanted {
+		e.wanted = false
+		o.raiseLocked(e, e.wantedPrio)
 	}
 }
 
 // raiseLocked gives a pending item a higher priority; it then comes after the items that already had that
 // priority, as if it had just been added.
-func (o *fairOrder[request]) raiseLocked(item request, priority int) {
-	it := o.items[item]
-	if it == nil || it.draining || priority <= it.priority {
+func (o *fairOrder[request]) raiseLocked(e *entry[request], priority int) {
+	if !e.pending || e.draining || priority <= e.priority {
 		return
 	}
-	it.priority = priority
-	it.seq = o.nextSeq()
-	o.clusters[item.Cluster()].heap.fix(it.index)
+	e.priority = priority
+	e.seq = o.nextSeq()
+	o.clusters[e.item.Cluster()].raise(e)
 }
 
 func (o *fairOrder[request]) nextSeq() uint64 {
@@ -177,13 +200,16 @@ func (o *fairOrder[request]) nextSeq() uint64 {
 func (o *fairOrder[request]) Push(item request) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	priority := o.wanted[item]
-	delete(o.wanted, item)
+	e := o.entryLocked(item)
+	priority := 0
+	if e.wanted {
+		priority, e.wanted = e.wantedPrio, false
+	}
 
 	name := item.Cluster()
 	c, ok := o.clusters[name]
 	if !ok {
-		c = &clusterItems[request]{cluster: name, heap: indexedHeap[*pendingItem[request]]{less: pendingBefore[request]}}
+		c = &clusterItems[request]{cluster: name}
 		o.clusters[name] = c
 		// The cluster joins the round just before the cluster served next, so it waits one full round at most.
 		o.ring = slices.Insert(o.ring, o.next, c)
@@ -192,17 +218,17 @@ func (o *fairOrder[request]) Push(item request) {
 			o.next = 0
 		}
 	}
-	it := &pendingItem[request]{item: item, priority: priority, seq: o.nextSeq()}
-	o.items[item] = it
-	o.peakItems = max(o.peakItems, len(o.items))
-	c.heap.push(it)
+	e.pending, e.draining = true, false
+	e.priority, e.seq = priority, o.nextSeq()
+	o.pending++
+	c.push(e)
 }
 
 // Len returns the number of pending items.
 func (o *fairOrder[request]) Len() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.items)
+	return o.pending
 }
 
 // Pop returns the next item: a forgotten cluster's item if there is one, else the first item of the cluster whose
@@ -210,10 +236,10 @@ func (o *fairOrder[request]) Len() int {
 func (o *fairOrder[request]) Pop() request {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var it *pendingItem[request]
+	var e *entry[request]
 	switch {
 	case len(o.draining) > 0:
-		it = o.draining[0]
+		e = o.draining[0]
 		o.draining[0] = nil
 		o.draining = o.draining[1:]
 	case len(o.ring) > 0:
@@ -221,8 +247,8 @@ func (o *fairOrder[request]) Pop() request {
 			o.next = 0
 		}
 		c := o.ring[o.next]
-		it = c.heap.pop()
-		if c.heap.Len() == 0 {
+		e = c.pop()
+		if c.live == 0 {
 			// Empty: leave the round; the next cluster moves into this slot.
 			o.ring = slices.Delete(o.ring, o.next, o.next+1)
 			delete(o.clusters, c.cluster)
@@ -236,30 +262,24 @@ func (o *fairOrder[request]) Pop() request {
 		var zero request
 		return zero
 	}
-	delete(o.items, it.item)
-	if o.popped != nil {
-		o.popped[it.item] = it.priority
-		o.peakPopped = max(o.peakPopped, len(o.popped))
+	e.pending = false
+	o.pending--
+	if o.trackPops {
+		e.popped, e.poppedPrio = true, e.priority
 	}
-	o.releaseAfterBurstLocked()
-	return it.item
+	item := e.item
+	o.dropIfIdleLocked(e)
+	return item
 }
 
-// releaseAfterBurstLocked allocates the order's maps and slices anew once a burst of at least burstEntries
-// pending items has drained, so that an idle queue does not keep the room of its largest burst.
+// releaseAfterBurstLocked allocates the order's map and slices anew once a burst of at least burstEntries items
+// has drained, so that an idle queue does not keep the room of its largest burst.
 func (o *fairOrder[request]) releaseAfterBurstLocked() {
-	if len(o.items) == 0 && o.peakItems >= burstEntries {
-		o.items = map[request]*pendingItem[request]{}
+	if len(o.entries) == 0 && o.peakEntries >= burstEntries {
+		o.entries = map[request]*entry[request]{}
 		o.clusters = map[multicluster.ClusterName]*clusterItems[request]{}
 		o.ring, o.next, o.draining = nil, 0, nil
-		if len(o.wanted) == 0 {
-			o.wanted = map[request]int{}
-		}
-		o.peakItems = 0
-	}
-	if o.popped != nil && len(o.popped) == 0 && o.peakPopped >= burstEntries {
-		o.popped = map[request]int{}
-		o.peakPopped = 0
+		o.peakEntries = 0
 	}
 }
 
@@ -267,9 +287,13 @@ func (o *fairOrder[request]) releaseAfterBurstLocked() {
 func (o *fairOrder[request]) takePopped(item request) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	priority := o.popped[item]
-	delete(o.popped, item)
-	o.releaseAfterBurstLocked()
+	e := o.entries[item]
+	if e == nil || !e.popped {
+		return 0
+	}
+	e.popped = false
+	priority := e.poppedPrio
+	o.dropIfIdleLocked(e)
 	return priority
 }
 
@@ -282,18 +306,11 @@ func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
 		return
 	}
 	delete(o.clusters, name)
-	items := c.heap.items
-	slices.SortFunc(items, func(a, b *pendingItem[request]) int {
-		if pendingBefore(a, b) {
-			return -1
-		}
-		return 1
-	})
-	for _, it := range items {
-		it.draining = true
-		it.index = -1
+	for c.live > 0 {
+		e := c.pop()
+		e.draining = true
+		o.draining = append(o.draining, e)
 	}
-	o.draining = append(o.draining, items...)
 	i := slices.Index(o.ring, c)
 	o.ring = slices.Delete(o.ring, i, i+1)
 	if o.next > i {
@@ -303,13 +320,3 @@ func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
 		o.next = 0
 	}
 }
-
-// pendingBefore orders pending items by priority, higher first, then by seq, lower first.
-func pendingBefore[request any](a, b *pendingItem[request]) bool {
-	if a.priority != b.priority {
-		return a.priority > b.priority
-	}
-	return a.seq < b.seq
-}
-
-func (it *pendingItem[request]) setHeapIndex(i int) { it.index = i }
