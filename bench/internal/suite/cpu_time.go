@@ -19,6 +19,8 @@ const clockTicks = 100
 // running (the control planes of the fleet: kube-apiserver and etcd), user and system time together.
 type cpuTimes struct {
 	self, children time.Duration
+	// apiservers is the part of children used by the kube-apiserver processes (the rest is etcd's).
+	apiservers time.Duration
 	// known is false where /proc is not there to read the children's times.
 	known bool
 }
@@ -30,54 +32,60 @@ func readCPUTimes() cpuTimes {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		t.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	t.children, t.known = childrenCPU(os.Getpid())
+	t.children, t.apiservers, t.known = childrenCPU(os.Getpid())
 	return t
 }
 
 func (t cpuTimes) sub(o cpuTimes) cpuTimes {
-	return cpuTimes{self: t.self - o.self, children: t.children - o.children, known: t.known && o.known}
+	return cpuTimes{self: t.self - o.self, children: t.children - o.children, apiservers: t.apiservers - o.apiservers,
+		known: t.known && o.known}
 }
 
-// childrenCPU sums the user and system time of the running processes whose parent is pid.
-func childrenCPU(pid int) (time.Duration, bool) {
+// childrenCPU sums the user and system time of the running processes whose parent is pid, and of those of them
+// that are kube-apiservers.
+func childrenCPU(pid int) (all, apiservers time.Duration, ok bool) {
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil || len(stats) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	var ticks uint64
+	var ticks, apiserverTicks uint64
 	for _, path := range stats {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			continue // the process ended meanwhile
 		}
-		ppid, used, ok := parseStat(string(b))
+		command, ppid, used, ok := parseStat(string(b))
 		if ok && ppid == pid {
 			ticks += used
+			if command == "kube-apiserver" {
+				apiserverTicks += used
+			}
 		}
 	}
-	return time.Duration(ticks) * time.Second / clockTicks, true
+	return time.Duration(ticks) * time.Second / clockTicks, time.Duration(apiserverTicks) * time.Second / clockTicks, true
 }
 
-// parseStat returns the parent pid and the user plus system ticks of a /proc/<pid>/stat line. The command name, in
-// parentheses, may hold spaces, so the fields are counted after its closing parenthesis.
-func parseStat(line string) (ppid int, ticks uint64, ok bool) {
-	end := strings.LastIndexByte(line, ')')
-	if end < 0 {
-		return 0, 0, false
+// parseStat returns the command name, the parent pid and the user plus system ticks of a /proc/<pid>/stat line. The
+// command name, in parentheses, may hold spaces and parentheses, so the fields are counted after the last ')'.
+func parseStat(line string) (command string, ppid int, ticks uint64, ok bool) {
+	start, end := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
+	if start < 0 || end < start {
+		return "", 0, 0, false
 	}
+	command = line[start+1 : end]
 	// After ") ": state(3) ppid(4) ... utime(14) stime(15), numbered as in proc(5).
 	fields := strings.Fields(line[end+1:])
 	if len(fields) < 13 {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	ppid, err := strconv.Atoi(fields[1])
 	if err != nil {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	utime, err1 := strconv.ParseUint(fields[11], 10, 64)
 	stime, err2 := strconv.ParseUint(fields[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
-	return ppid, utime + stime, true
+	return command, ppid, utime + stime, true
 }

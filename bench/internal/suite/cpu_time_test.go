@@ -12,12 +12,12 @@ import (
 func TestParseStat(t *testing.T) {
 	// A command name with spaces and a parenthesis, as proc(5) allows: fields count from the last ')'.
 	line := "4242 (kube (api) server) S 17 4242 17 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 12 0 99 0 0\n"
-	ppid, ticks, ok := parseStat(line)
-	if !ok || ppid != 17 || ticks != 281 {
-		t.Errorf("parseStat = %d, %d, %v; want 17, 281, true", ppid, ticks, ok)
+	command, ppid, ticks, ok := parseStat(line)
+	if !ok || command != "kube (api) server" || ppid != 17 || ticks != 281 {
+		t.Errorf("parseStat = %q, %d, %d, %v; want \"kube (api) server\", 17, 281, true", command, ppid, ticks, ok)
 	}
-	for _, bad := range []string{"", "4242 (x) S", "4242 (x) S notapid 1 2 3 4 5 6 7 8 9 10 11 12"} {
-		if _, _, ok := parseStat(bad); ok {
+	for _, bad := range []string{"", "4242 (x) S", "4242 (x) S notapid 1 2 3 4 5 6 7 8 9 10 11 12", "4242 x) S"} {
+		if _, _, _, ok := parseStat(bad); ok {
 			t.Errorf("parseStat(%q) succeeded", bad)
 		}
 	}

@@ -310,6 +310,8 @@ type armFigures struct {
 	cpu cpuTimes
 	// requests counts the requests to the members by kind, per cluster.
 	requests map[string]float64
+	// clusters is the number of clusters the arm engaged.
+	clusters int
 }
 
 // measureArm engages n clusters the arm's way, waits until every object has been reconciled and the process has
@@ -332,7 +334,7 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 	}
 	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
-	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}}
+	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}, clusters: n}
 	for kind, k := range memberRequests.take() {
 		fig.requests[kind] = float64(k) / float64(n)
 	}
@@ -395,6 +397,17 @@ func reportArm(r *Report, cs string, rounds, plain []armFigures) {
 	r.Add("memory", cs, "controller CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.self) }), "ms")
 	if rounds[0].cpu.known {
 		r.Add("memory", cs, "control planes' CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.children) }), "ms")
+		r.Add("memory", cs, "kube-apiservers' CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.apiservers) }), "ms")
+		r.Add("memory", cs, "kube-apiservers' CPU per member request", med(func(f armFigures) float64 {
+			requests := 0.0
+			for _, perCluster := range f.requests {
+				requests += perCluster * float64(f.clusters)
+			}
+			if requests == 0 {
+				return 0
+			}
+			return ms(f.cpu.apiservers) / requests
+		}), "ms")
 	}
 	kinds := map[string]bool{}
 	for _, fig := range rounds {
