@@ -61,9 +61,10 @@ func NewPriority[request mcreconcile.ClusterAware[request]](controllerName strin
 }
 
 // fairPriorityQueue is the queue returned by NewPriority: client-go's work queue, over a fairOrder, for
-// deduplication, exclusive processing, shutdown and metrics; this type adds priorities and delays.
+// deduplication, exclusive processing, shutdown and metrics; this type adds priorities and delays. The work queue
+// holds each request's entry in the order (see entryQueue), so that its sets and metrics work on pointers.
 type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
-	queue       *workqueue.Typed[request]
+	queue       *workqueue.Typed[*entry[request]]
 	order       *fairOrder[request]
 	rateLimiter workqueue.TypedRateLimiter[request]
 	clock       clock.Clock
@@ -101,11 +102,11 @@ func newFairPriorityQueue[request mcreconcile.ClusterAware[request]](name string
 	if rateLimiter == nil {
 		rateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[request](5*time.Millisecond, 1000*time.Second)
 	}
-	order := newFairOrder[request](true)
+	order := newFairOrder[request]()
 	q := &fairPriorityQueue[request]{
-		queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[request]{
+		queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[*entry[request]]{
 			Name:  name,
-			Queue: order,
+			Queue: entryQueue[request]{order: order},
 		}),
 		order:       order,
 		rateLimiter: rateLimiter,
@@ -172,8 +173,9 @@ func (q *fairPriorityQueue[request]) addNow(item request, priority int) {
 		delete(q.waiting, item)
 	}
 	q.mu.Unlock()
-	q.order.want(item, priority)
-	q.queue.Add(item)
+	e := q.order.acquire(item, priority)
+	q.queue.Add(e)
+	q.order.release(e)
 }
 
 // addLater records a delayed add, merged with the request's delayed add if it has one.
@@ -269,16 +271,25 @@ func (q *fairPriorityQueue[request]) Get() (request, bool) {
 // GetWithPriority blocks until a request is pending or the queue has shut down and has none left, and hands out
 // the request with the priority it had. The caller must call Done with it.
 func (q *fairPriorityQueue[request]) GetWithPriority() (request, int, bool) {
-	item, shutdown := q.queue.Get()
+	e, shutdown := q.queue.Get()
 	if shutdown {
-		return item, 0, true
+		var zero request
+		return zero, 0, true
 	}
-	return item, q.order.takePopped(item), false
+	// Pop wrote handedOutAt in this goroutine, and nothing writes it until the entry is done.
+	return e.item, e.handedOutAt, false
 }
 
-// Done marks the request as processed; if it was added again meanwhile, it is pending again.
+// Done marks the request as processed; if it was added again meanwhile, it is pending again. A request that has
+// not been handed out is ignored.
 func (q *fairPriorityQueue[request]) Done(item request) {
-	q.queue.Done(item)
+	e, handOut := q.order.processingEntry(item)
+	if e == nil {
+		return
+	}
+	// The work queue may hand the entry out again, to another worker, as soon as it is done with it here.
+	q.queue.Done(e)
+	q.order.finish(e, handOut)
 }
 
 // Len returns the number of pending requests, not counting delayed adds.
