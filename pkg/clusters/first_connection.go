@@ -32,8 +32,10 @@ import (
 // each open a connection of their own, TLS handshake included, and all but a few are closed as soon as they are
 // established: a fleet of 1,000 clusters behind one proxy or gateway costs that proxy and the controller hundreds
 // of handshakes at once, when it starts and again whenever its watches fill the connections it has. NewCluster
-// applies it to every cluster it builds; use it as a rest.Config's WrapTransport
-// (cfg.Wrap(SharedFirstConnection)) to do the same for a client of your own.
+// applies it to every cluster it builds, and beneath it, right above client-go's transport, a connection pool that
+// takes over a host's requests once the host has answered over HTTP/2 and opens the next connection only when the
+// transport's own count of streams says the connections are full; use SharedFirstConnection as a rest.Config's
+// WrapTransport (cfg.Wrap(SharedFirstConnection)) to line up the first connection for a client of your own.
 //
 // It keys hosts by the innermost round tripper it can reach through WrappedRoundTripper (client-go's wrappers all
 // offer it); when that is not an *http.Transport it passes every request on as it is. It learns when a request

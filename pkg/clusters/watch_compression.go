@@ -123,6 +123,8 @@ func httpClientOption(cfg *rest.Config) cluster.Option {
 			o.HTTPClient = nil
 		}
 		wrapped := rest.CopyConfig(cfg)
+		// Innermost, right above client-go's transport, so that every other round tripper still sees every request.
+		wrapped.WrapTransport = transport.Wrappers(pooledConnections, wrapped.WrapTransport)
 		wrapped.Wrap(SharedFirstConnection)
 		if !m.compressed && !cfg.DisableCompression {
 			wrapped.Wrap(UncompressedWatches)

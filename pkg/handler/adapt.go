@@ -30,7 +30,12 @@ type TypedEventHandlerFunc[object client.Object, request mcreconcile.ClusterAwar
 // queueAdapter wraps an event handler so that the queue it sees is a converted view of the controller's queue.
 type queueAdapter[object any, from, to comparable] struct {
 	handler handler.TypedEventHandler[object, from]
-	wrap    func(workqueue.TypedRateLimitingInterface[to]) workqueue.TypedRateLimitingInterface[from]
+	build   func(workqueue.TypedRateLimitingInterface[to]) workqueue.TypedRateLimitingInterface[from]
+	views   queueViews[from, to]
+}
+
+func (a *queueAdapter[object, from, to]) wrap(q workqueue.TypedRateLimitingInterface[to]) workqueue.TypedRateLimitingInterface[from] {
+	return a.views.of(q, a.build)
 }
 
 func (a *queueAdapter[object, from, to]) Create(ctx context.Context, evt event.TypedCreateEvent[object], q workqueue.TypedRateLimitingInterface[to]) {
@@ -55,10 +60,12 @@ func TypedForCluster[object client.Object](h handler.TypedEventHandler[object, r
 	return &clusterHandler[object]{handler: h, clusterName: clusterName}
 }
 
-// clusterHandler is the handler of TypedForCluster: one small struct per cluster, the queue view is made per event.
+// clusterHandler is the handler of TypedForCluster: one small struct per cluster, with the view of the controller
+// queue it was last given.
 type clusterHandler[object any] struct {
 	handler     handler.TypedEventHandler[object, reconcile.Request]
 	clusterName multicluster.ClusterName
+	views       queueViews[reconcile.Request, mcreconcile.Request]
 }
 
 func (h *clusterHandler[object]) forward(r reconcile.Request) mcreconcile.Request {
@@ -68,6 +75,11 @@ func (h *clusterHandler[object]) forward(r reconcile.Request) mcreconcile.Reques
 func toRequest(r mcreconcile.Request) reconcile.Request { return r.Request }
 
 func (h *clusterHandler[object]) wrap(q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	return h.views.of(q, h.view)
+}
+
+// view builds the view of q that the wrapped handler adds to.
+func (h *clusterHandler[object]) view(q workqueue.TypedRateLimitingInterface[mcreconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 	return newMappedQueue(q, h.forward, toRequest)
 }
 
@@ -114,7 +126,7 @@ func TypedInjectCluster[object client.Object, request mcreconcile.ClusterAware[r
 		keep := func(r request) request { return r }
 		return &queueAdapter[object, request, request]{
 			handler: h,
-			wrap: func(q workqueue.TypedRateLimitingInterface[request]) workqueue.TypedRateLimitingInterface[request] {
+			build: func(q workqueue.TypedRateLimitingInterface[request]) workqueue.TypedRateLimitingInterface[request] {
 				return newMappedQueue(q, stamp, keep)
 			},
 		}

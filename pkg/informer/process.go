@@ -76,6 +76,17 @@ func (s *sharedIndexInformer) apply(logger klog.Logger, d toolscache.Delta, isIn
 // object the list no longer has (a toolscache.DeletedFinalStateUnknown holding the last state the store had), and
 // an update (from the stored state) or add for every object listed, in the list's order. dispatchMu is held.
 func (s *sharedIndexInformer) replaceAll(logger klog.Logger, info toolscache.ReplacedAllInfo, isInInitialList bool) error {
+	keys := s.indexer.ListKeys()
+	if len(keys) == 0 {
+		// An empty store (the first list, mostly): nothing to delete, nothing to update, every object is added.
+		if err := s.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
+			return fmt.Errorf("replacing the store's content: %w", err)
+		}
+		for _, obj := range info.Objects {
+			s.onAdd(obj, isInInitialList)
+		}
+		return nil
+	}
 	listed := sets.New[string]()
 	for _, obj := range info.Objects {
 		key, err := s.keyFunc(obj)
@@ -85,7 +96,7 @@ func (s *sharedIndexInformer) replaceAll(logger klog.Logger, info toolscache.Rep
 		listed.Insert(key)
 	}
 	var deletions []toolscache.DeletedFinalStateUnknown
-	for _, key := range s.indexer.ListKeys() {
+	for _, key := range keys {
 		if listed.Has(key) {
 			continue
 		}

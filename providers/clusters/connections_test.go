@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -30,7 +31,40 @@ import (
 func TestClustersBehindOneHostShareTheirConnection(t *testing.T) {
 	const n = 40
 	cfg, connections := harness.CountingMemberProxy(t, fleet, "member-0")
-	ns := fmt.Sprintf("one-host-%d", time.Now().UnixNano())
+	addBehindOneHost(t, cfg, "one-host", n)
+	if got := connections(); got > 2 {
+		t.Errorf("%d clusters behind one host opened %d connections to it, want at most 2", n, got)
+	} else {
+		t.Logf("%d clusters behind one host opened %d connection(s) to it", n, got)
+	}
+}
+
+// Every cluster's watch holds a stream for as long as it runs, so clusters behind one host fill the connections to
+// it, and each request that then finds them full would open a connection of its own in client-go's transport (Go's
+// transport dials for each, and keeps one). clusters.NewCluster sends the requests of a host that speaks HTTP/2
+// over a pool that opens the next connection only when the ones it has are full, one at a time: 40 clusters added
+// at once behind a proxy allowing 10 streams a connection open about as many connections as their streams need
+// (40 watches, and the lists and discovery requests in flight beside them), not one per request that found no room.
+func TestClustersBehindOneHostOpenConnectionsAsTheirStreamsNeed(t *testing.T) {
+	const n, maxStreams = 40, 10
+	cfg, connections := harness.CountingMemberProxyWithStreams(t, fleet, "member-0", maxStreams)
+	addBehindOneHost(t, cfg, "full-host", n)
+	// At most every cluster's watch and one other request of each at once, on full connections, and the first
+	// connection, which client-go's transport opens before the host is known to speak HTTP/2.
+	if got, limit := connections(), int64(1+2*n/maxStreams); got > limit {
+		t.Errorf("%d clusters behind a host allowing %d streams a connection opened %d connections to it, want at most %d",
+			n, maxStreams, got, limit)
+	} else {
+		t.Logf("%d clusters behind a host allowing %d streams a connection opened %d connections to it", n, maxStreams, got)
+	}
+}
+
+// addBehindOneHost adds n clusters reached with cfg (all the same member, behind one address) at once with
+// AddConfig to a manager running a ConfigMap controller, and waits until each has reconciled the ConfigMap of a
+// namespace of its own name prefix.
+func addBehindOneHost(t *testing.T, cfg *rest.Config, prefix string, n int) {
+	t.Helper()
+	ns := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
 	c := harness.Client(t, fleet, "member-0")
 	if err := c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
@@ -54,21 +88,16 @@ func TestClustersBehindOneHostShareTheirConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := harness.StartManager(t, t.Context(), mgr)
-	defer stop()
+	t.Cleanup(stop)
 
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			if err := provider.AddConfig(t.Context(), multicluster.ClusterName(fmt.Sprintf("behind-proxy-%d", i)), cfg); err != nil {
+			if err := provider.AddConfig(t.Context(), multicluster.ClusterName(fmt.Sprintf("%s-%d", prefix, i)), cfg); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
 	harness.Eventually(t, deadline, "every cluster reconciled", func() bool { return len(seen.Keys()) == n })
-	if got := connections(); got > 2 {
-		t.Errorf("%d clusters behind one host opened %d connections to it, want at most 2", n, got)
-	} else {
-		t.Logf("%d clusters behind one host opened %d connection(s) to it", n, got)
-	}
 }

@@ -32,11 +32,21 @@ func MemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string, handle fun
 // so far.
 func CountingMemberProxy(t testing.TB, fleet *mcenvtest.Fleet, member string) (cfg *rest.Config, connections func() int64) {
 	t.Helper()
+	return CountingMemberProxyWithStreams(t, fleet, member, 0)
+}
+
+// CountingMemberProxyWithStreams is CountingMemberProxy whose server allows maxStreams concurrent streams a
+// connection (Go's default, 250, if 0), as kube-apiserver allows 100.
+func CountingMemberProxyWithStreams(t testing.TB, fleet *mcenvtest.Fleet, member string, maxStreams int) (cfg *rest.Config, connections func() int64) {
+	t.Helper()
 	var accepted atomic.Int64
 	cfg = memberProxy(t, fleet, member, func(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
 		upstream.ServeHTTP(w, r)
 	}, func(srv *httptest.Server) {
 		srv.EnableHTTP2 = true
+		if maxStreams > 0 {
+			srv.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: maxStreams}
+		}
 		srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 			if state == http.StateNew {
 				accepted.Add(1)
