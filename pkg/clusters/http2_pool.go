@@ -42,7 +42,8 @@ import (
 // credentials), its TLS handshake and idle timeouts, its compression setting, and client-go's HTTP/2 health check
 // (a ping after 30 s without a frame, 15 s to answer, or HTTP2_READ_IDLE_TIMEOUT_SECONDS and
 // HTTP2_PING_TIMEOUT_SECONDS). Requests that go through a proxy, requests of plain HTTP, hosts that answered over
-// HTTP/1 and transports that dial TLS themselves go through base as they are. When the CA of a rest.Config is
+// HTTP/1 and transports that dial TLS themselves go through base as they are; a transport of the caller's
+// (rest.Config.Transport) gets no pool at all (see httpClientOption). When the CA of a rest.Config is
 // reloaded from its file, client-go swaps the transport under base, and the pool of the new transport is used.
 type pooledHTTP2 struct {
 	base http.RoundTripper

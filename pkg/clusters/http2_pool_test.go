@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 )
 
 // clientGoTransport returns a transport trusting srv, configured for HTTP/2 the way client-go configures its
@@ -215,5 +218,48 @@ func TestPooledConnectionsForgetCollectedTransports(t *testing.T) {
 		return count() <= before, nil
 	}); err != nil {
 		t.Fatal("the pool outlived its transport")
+	}
+}
+
+// countingTransport is a caller's own transport: it counts the requests it sends, and offers the *http.Transport it
+// sends them with as WrappedRoundTripper, as many wrappers do.
+type countingTransport struct {
+	inner *http.Transport
+	sent  atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.sent.Add(1)
+	return c.inner.RoundTrip(req)
+}
+
+func (c *countingTransport) WrappedRoundTripper() http.RoundTripper { return c.inner }
+
+// The pool goes only above the transport client-go builds: a transport of the caller's (rest.Config.Transport)
+// sends every request of the cluster's HTTP client, even one that offers the *http.Transport beneath it, and even
+// once the host is known to speak HTTP/2.
+func TestPooledConnectionsLeaveTheCallersTransportAlone(t *testing.T) {
+	srv, _, _, release := blockingServer(t, true, 100)
+	release()
+	own := &countingTransport{inner: clientGoTransport(srv)}
+	defer own.inner.CloseIdleConnections()
+	var o cluster.Options
+	httpClientOption(&rest.Config{Host: srv.URL, Transport: own})(&o)
+	if o.HTTPClient == nil {
+		t.Fatal("no HTTP client")
+	}
+	const n = 5
+	for range n {
+		resp, err := o.HTTPClient.Do(mustRequest(t, srv.URL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	if got := own.sent.Load(); got != n {
+		t.Errorf("the caller's transport sent %d of %d requests", got, n)
+	}
+	if loadPool(own.inner) != nil {
+		t.Error("the transport beneath the caller's got a pool")
 	}
 }

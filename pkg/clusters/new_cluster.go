@@ -35,10 +35,11 @@ import (
 //   - an HTTP client of cfg, unless an option set cluster.Options.HTTPClient, whose requests open new connections
 //     to the member one at a time and share them, with those of every cluster reached at the same address over the
 //     same transport (SharedFirstConnection); once the member has answered over HTTP/2, its requests go over a
-//     connection pool of that transport that opens the next connection only when the ones it has carry as many
-//     streams as the member allows, so that watches filling the connections do not make each request that finds
-//     them full open its own; and whose watches ask for uncompressed responses
-//     (UncompressedWatches, unless cfg.DisableCompression is set), which saves about 42 KiB of heap per open watch
+//     connection pool of the transport client-go built for cfg (not of cfg.Transport, if set) that opens the next
+//     connection only when the ones it has carry as many streams as the member allows, so that watches filling the
+//     connections do not make each request that finds them full open its own; and whose watches ask for
+//     uncompressed responses (UncompressedWatches, unless cfg.DisableCompression is set), which saves about 42 KiB
+//     of heap per open watch
 //     and costs bandwidth as events arrive (and as the initial list streams, where client-go lists through the
 //     watch). The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the
 //     caller's to the client.

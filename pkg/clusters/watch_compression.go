@@ -123,8 +123,11 @@ func httpClientOption(cfg *rest.Config) cluster.Option {
 			o.HTTPClient = nil
 		}
 		wrapped := rest.CopyConfig(cfg)
-		// Innermost, right above client-go's transport, so that every other round tripper still sees every request.
-		wrapped.WrapTransport = transport.Wrappers(pooledConnections, wrapped.WrapTransport)
+		if cfg.Transport == nil {
+			// Innermost, right above the transport client-go builds, so that every other round tripper still sees
+			// every request. A transport of the caller's (cfg.Transport) is left to do what it does.
+			wrapped.WrapTransport = transport.Wrappers(pooledConnections, wrapped.WrapTransport)
+		}
 		wrapped.Wrap(SharedFirstConnection)
 		if !m.compressed && !cfg.DisableCompression {
 			wrapped.Wrap(UncompressedWatches)
