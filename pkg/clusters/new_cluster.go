@@ -39,10 +39,9 @@ import (
 //     connection only when the ones it has carry as many streams as the member allows, so that watches filling the
 //     connections do not make each request that finds them full open its own; and whose watches ask for
 //     uncompressed responses (UncompressedWatches, unless cfg.DisableCompression is set), which saves about 42 KiB
-//     of heap per open watch
-//     and costs bandwidth as events arrive (and as the initial list streams, where client-go lists through the
-//     watch). The option CompressedWatches keeps watches compressed, and WrapTransport adds round trippers of the
-//     caller's to the client.
+//     of heap per open watch and costs bandwidth as events arrive (and as the initial list streams, where
+//     client-go lists through the watch). The option CompressedWatches keeps watches compressed, and WrapTransport
+//     adds round trippers of the caller's to the client.
 //
 // cfg is copied; the caller may change it afterwards. Errors name the cluster.
 func NewCluster(name multicluster.ClusterName, cfg *rest.Config, opts ...cluster.Option) (cluster.Cluster, error) {
