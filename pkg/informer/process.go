@@ -77,21 +77,42 @@ func (s *sharedIndexInformer) apply(logger klog.Logger, d toolscache.Delta, isIn
 // an update (from the stored state) or add for every object listed, in the list's order. dispatchMu is held.
 func (s *sharedIndexInformer) replaceAll(logger klog.Logger, info toolscache.ReplacedAllInfo, isInInitialList bool) error {
 	keys := s.indexer.ListKeys()
-	if len(keys) == 0 {
-		// An empty store (the first list, mostly): nothing to delete, nothing to update, every object is added.
-		if err := s.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
-			return fmt.Errorf("replacing the store's content: %w", err)
+	var (
+		deletions []toolscache.DeletedFinalStateUnknown
+		stored    []any // the stored state of each listed object, nil for none; nil for an empty store
+	)
+	if len(keys) > 0 {
+		var err error
+		if deletions, stored, err = s.compareWithStore(logger, info.Objects, keys); err != nil {
+			return err
 		}
-		for _, obj := range info.Objects {
+	}
+
+	// The store first, so that it holds what the handlers are told.
+	if err := s.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
+		return fmt.Errorf("replacing the store's content: %w", err)
+	}
+	for _, deleted := range deletions {
+		s.onDelete(deleted)
+	}
+	for i, obj := range info.Objects {
+		if stored != nil && stored[i] != nil {
+			s.onUpdate(stored[i], obj)
+		} else {
 			s.onAdd(obj, isInInitialList)
 		}
-		return nil
 	}
+	return nil
+}
+
+// compareWithStore returns, for a relist of objects over a store holding keys, a delete for every stored object
+// the list no longer has, and the stored state of each listed object (nil for none).
+func (s *sharedIndexInformer) compareWithStore(logger klog.Logger, objects []any, keys []string) ([]toolscache.DeletedFinalStateUnknown, []any, error) {
 	listed := sets.New[string]()
-	for _, obj := range info.Objects {
+	for _, obj := range objects {
 		key, err := s.keyFunc(obj)
 		if err != nil {
-			return toolscache.KeyError{Obj: obj, Err: err}
+			return nil, nil, toolscache.KeyError{Obj: obj, Err: err}
 		}
 		listed.Insert(key)
 	}
@@ -113,28 +134,14 @@ func (s *sharedIndexInformer) replaceAll(logger klog.Logger, info toolscache.Rep
 		}
 		deletions = append(deletions, toolscache.DeletedFinalStateUnknown{Key: key, Obj: last})
 	}
-	stored := make([]any, len(info.Objects))
-	for i, obj := range info.Objects {
+	stored := make([]any, len(objects))
+	for i, obj := range objects {
 		if old, exists, err := s.indexer.Get(obj); err == nil && exists {
 			stored[i] = old
 		}
 	}
 
-	// The store first, so that it holds what the handlers are told.
-	if err := s.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
-		return fmt.Errorf("replacing the store's content: %w", err)
-	}
-	for _, deleted := range deletions {
-		s.onDelete(deleted)
-	}
-	for i, obj := range info.Objects {
-		if stored[i] != nil {
-			s.onUpdate(stored[i], obj)
-		} else {
-			s.onAdd(obj, isInInitialList)
-		}
-	}
-	return nil
+	return deletions, stored, nil
 }
 
 // onAdd delivers an added object to every handler. dispatchMu is held.
