@@ -4,6 +4,7 @@
 package suite
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,3 +90,34 @@ func parseStat(line string) (command string, ppid int, ticks uint64, ok bool) {
 	}
 	return command, ppid, utime + stime, true
 }
+
+// quietWindow and quietShare define quiet control planes: less than quietShare of one core used over quietWindow.
+const (
+	quietWindow = 500 * time.Millisecond
+	quietShare  = 0.2
+)
+
+// quietControlPlanes waits, at most quietTimeout, until the control planes are quiet (quietWindow, quietShare), so
+// that what an arm measures does not include what the arm before it left the members to do (closing its watches,
+// collecting its garbage, deleting its objects). It returns how long it waited and the share of a core the control
+// planes used over the last window; where /proc cannot be read it does not wait.
+func quietControlPlanes(ctx context.Context) (waited time.Duration, share float64) {
+	start := time.Now()
+	last, lastAt := readCPUTimes(), start
+	if !last.known {
+		return 0, 0
+	}
+	_ = waitUntil(ctx, quietTimeout, "the control planes quiet", func() bool {
+		if time.Since(lastAt) < quietWindow {
+			return false
+		}
+		now, at := readCPUTimes(), time.Now()
+		share = float64(now.children-last.children) / float64(at.Sub(lastAt))
+		last, lastAt = now, at
+		return share < quietShare
+	})
+	return time.Since(start), share
+}
+
+// quietTimeout bounds quietControlPlanes: control planes that stay busy longer are measured as they are.
+const quietTimeout = time.Minute

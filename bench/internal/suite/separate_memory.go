@@ -229,7 +229,9 @@ var memoryArms = []memoryArm{
 // clusters over until every object was reconciled, the CPU time the controller (this process) and the control
 // planes (its child processes) used meanwhile, and the requests each cluster sent to its member. At the largest
 // size the arms run rounds times, interleaved, each round in another order; every figure is the median over the
-// rounds, and an arm's time is also divided by the plain Managers' of the same round.
+// rounds, and an arm's time is also divided by the plain Managers' of the same round. Before each arm the control
+// planes are let quiet down (quietControlPlanes), so that an arm's time and CPU leave out what the arm before it
+// left the members to do.
 func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, sizes []int, objects, rounds int, o Options) error {
 	defer listThenWatch()()
 	f := &memoryFleet{hostCfg: fleet.Host(), objects: objects}
@@ -312,12 +314,17 @@ type armFigures struct {
 	requests map[string]float64
 	// clusters is the number of clusters the arm engaged.
 	clusters int
+	// quietWait is how long the arm waited for the control planes to be quiet before it began (quietControlPlanes),
+	// and quietShare the share of a core they used in the last window of that wait.
+	quietWait  time.Duration
+	quietShare float64
 }
 
 // measureArm engages n clusters the arm's way, waits until every object has been reconciled and the process has
 // settled, and returns what that cost. round and rounds name the profiles of repeated measurements apart.
 func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Options, round, rounds int) (armFigures, error) {
 	before, goBefore := measure(ctx)
+	quietWait, quietShare := quietControlPlanes(ctx)
 	slug := strings.NewReplacer(",", "", " ", "-", "(", "", ")", "").Replace(strings.ToLower(fmt.Sprintf("%s N=%d", arm.name, n)))
 	if rounds > 1 {
 		slug += fmt.Sprintf("-round-%d", round+1)
@@ -334,7 +341,8 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 	}
 	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
-	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}, clusters: n}
+	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}, clusters: n,
+		quietWait: quietWait, quietShare: quietShare}
 	for kind, k := range memberRequests.take() {
 		fig.requests[kind] = float64(k) / float64(n)
 	}
@@ -394,6 +402,8 @@ func reportArm(r *Report, cs string, rounds, plain []armFigures) {
 		}
 		r.Add("memory", cs, "every object reconciled ÷ plain Managers' (same round)", median(ratios), "×")
 	}
+	r.Add("memory", cs, "wait for quiet control planes before handing over", med(func(f armFigures) float64 { return ms(f.quietWait) }), "ms")
+	r.Add("memory", cs, "control planes' share of a core when handing over", med(func(f armFigures) float64 { return f.quietShare }), "")
 	r.Add("memory", cs, "controller CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.self) }), "ms")
 	if rounds[0].cpu.known {
 		r.Add("memory", cs, "control planes' CPU until every object reconciled", med(func(f armFigures) float64 { return ms(f.cpu.children) }), "ms")

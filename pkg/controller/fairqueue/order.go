@@ -23,14 +23,12 @@ import (
 //
 //   - New's work queue holds the requests themselves: fairOrder is its workqueue.Queue, and an entry lives while
 //     its request is pending.
-//   - NewPriority's work queue holds the entries (entryQueue is its workqueue.Queue): the entry is the request's one
-//     identity while the queue holds it, from the first add (acquire) until it has been processed (finish), so the
-//     work queue's sets and metrics work on pointers, and a request costs one map insert, one lookup and one delete
-//     on its way through. Priorities reach Push and Touch on the entry (want): the work queue's Add knows nothing of
-//     them.
+//   - NewPriority's queue (fairPriorityQueue) is built on the order itself, under mu: the entry is the request's one
+//     identity from its first add until it has been processed, and records what a work queue keeps in sets (pending,
+//     processing, added again while processing: wanted) and the times of the metrics.
 //
-// The work queue calls Push, Pop, Len and Touch under its own lock, and never has the same item twice in its
-// order. The other methods come from elsewhere, hence mu; they never call the work queue.
+// A work queue calls Push, Pop, Len and Touch under its own lock, and never has the same item twice in its order.
+// The other methods come from elsewhere, hence mu.
 type fairOrder[request mcreconcile.ClusterAware[request]] struct {
 	mu       sync.Mutex
 	clusters map[multicluster.ClusterName]*clusterItems[request] // clusters with pending items
@@ -49,13 +47,12 @@ type fairOrder[request mcreconcile.ClusterAware[request]] struct {
 // burstEntries is the size from which a drained map is allocated anew rather than kept for the next burst.
 const burstEntries = 256
 
-// entry is what the order knows of an item. It leaves entries once it is neither wanted, pending nor processed,
-// and no add holds it.
+// entry is what the order knows of an item. It leaves entries once it is neither wanted, pending nor processed.
 type entry[request any] struct {
 	item request
 
-	// wanted is set while an add has asked for the item at wantedPrio (the highest asked for) and Push or Touch
-	// has not taken it yet.
+	// wanted is set while an add has asked for the item at wantedPrio (the highest asked for) and Push has not
+	// taken it yet: in NewPriority's queue, while the item was added again during its processing.
 	wanted     bool
 	wantedPrio int
 
@@ -64,14 +61,15 @@ type entry[request any] struct {
 	seq      uint64 // when it became pending or was raised; its place in its cluster's list of its priority
 	draining bool   // its cluster was forgotten
 
-	// processing is set from the time NewPriority's work queue hands the entry out until it is done with it;
-	// handedOutAt is the priority it had then.
-	processing  bool
-	handedOutAt int
-	// handOuts counts the times the work queue has handed the entry out, to tell a hand-out's Done from the next's.
-	handOuts uint64
-	// adds counts the adds between acquire and release.
-	adds int
+	// processing is set from the time NewPriority's queue hands the entry out until it is done with it;
+	// handedOutAt is the priority it had then, and processingIndex its place in the queue's list of processed
+	// entries.
+	processing      bool
+	handedOutAt     int
+	processingIndex int
+
+	// times are the metrics' times of the item, in NewPriority's queue.
+	times metricTimes
 }
 
 var _ workqueue.Queue[mcreconcile.Request] = &fairOrder[mcreconcile.Request]{}
@@ -95,9 +93,9 @@ func (o *fairOrder[request]) entryLocked(item request) *entry[request] {
 	return e
 }
 
-// dropIfIdleLocked removes the entry once it is neither wanted, pending nor processed, and no add holds it.
+// dropIfIdleLocked removes the entry once it is neither wanted, pending nor processed.
 func (o *fairOrder[request]) dropIfIdleLocked(e *entry[request]) {
-	if !e.wanted && !e.pending && !e.processing && e.adds == 0 {
+	if !e.wanted && !e.pending && !e.processing {
 		delete(o.entries, e.item)
 		o.releaseAfterBurstLocked()
 	}
@@ -114,7 +112,7 @@ func (o *fairOrder[request]) releaseAfterBurstLocked() {
 	}
 }
 
-// wantLocked records that an add asks for the entry at priority; the next Push or Touch takes the highest priority
+// wantLocked records that an add asks for the entry at priority; the next push takes the highest priority
 // recorded.
 func (o *fairOrder[request]) wantLocked(e *entry[request], priority int) {
 	if !e.wanted || priority > e.wantedPrio {
@@ -122,11 +120,10 @@ func (o *fairOrder[request]) wantLocked(e *entry[request], priority int) {
 	}
 }
 
-// absorb raises the priority of the item if it is pending, or of the add that is about to make it pending (one
-// has asked for it), and reports whether it did: a delayed add of such an item adds nothing.
-func (o *fairOrder[request]) absorb(item request, priority int) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+// absorbLocked raises the priority of the item if it is pending, or of the add that is to make it pending again
+// (one has asked for it while it was processed), and reports whether it did: a delayed add of such an item adds
+// nothing.
+func (o *fairOrder[request]) absorbLocked(item request, priority int) bool {
 	e := o.entries[item]
 	switch {
 	case e == nil:
@@ -139,14 +136,6 @@ func (o *fairOrder[request]) absorb(item request, priority int) bool {
 		return true
 	}
 	return false
-}
-
-// touchLocked takes the priority an add asked for a pending entry, if higher than the entry's.
-func (o *fairOrder[request]) touchLocked(e *entry[request]) {
-	if e.wanted {
-		e.wanted = false
-		o.raiseLocked(e, e.wantedPrio)
-	}
 }
 
 // raiseLocked gives a pending item a higher priority; it then comes after the items that already had that
@@ -227,14 +216,8 @@ func (o *fairOrder[request]) Push(item request) {
 	o.pushLocked(o.entryLocked(item))
 }
 
-// Touch is called by the work queue when a pending item is added again.
-func (o *fairOrder[request]) Touch(item request) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if e := o.entries[item]; e != nil {
-		o.touchLocked(e)
-	}
-}
+// Touch is called by the work queue when a pending item is added again: it keeps its place, first in first out.
+func (o *fairOrder[request]) Touch(request) {}
 
 // Len returns the number of pending items.
 func (o *fairOrder[request]) Len() int {
@@ -260,6 +243,11 @@ func (o *fairOrder[request]) Pop() request {
 func (o *fairOrder[request]) forgetCluster(name multicluster.ClusterName) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.forgetClusterLocked(name)
+}
+
+// forgetClusterLocked is forgetCluster, under mu.
+func (o *fairOrder[request]) forgetClusterLocked(name multicluster.ClusterName) {
 	c, ok := o.clusters[name]
 	if !ok {
 		return

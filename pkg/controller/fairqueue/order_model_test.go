@@ -8,6 +8,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -23,8 +27,8 @@ type modelItem struct {
 
 // orderModel is the order's specification written plainly: a cluster's next item is its pending item of highest
 // priority, and among those the lowest seq; forgotten clusters' items go first, in that order. It also plays the
-// work queue of entries around the order (NewPriority's): which of Push and Touch an add calls, and the push again
-// at Done of an item added while it was processed.
+// queue around the order (NewPriority's): an add raises a pending item, marks an item being processed to be pushed
+// again at its Done, and pushes any other.
 type orderModel struct {
 	items    map[mcreconcile.Request]*modelItem
 	draining []mcreconcile.Request
@@ -84,49 +88,35 @@ func (m *orderModel) best(cluster multicluster.ClusterName) (mcreconcile.Request
 	return best, bestItem != nil
 }
 
-// Random adds (immediate and delayed, at random priorities), hand-outs, Dones and forgotten clusters, as
-// NewPriority's work queue of entries calls the order: the order hands out what its plain specification says, counts
-// what is pending, records the priority each item was handed out with, keeps one entry per request while the work
-// queue holds it, and holds no entry once everything has been handed out and done. It covers raises (stale places in
-// the lists) and draining.
+// Random adds (immediate and delayed, at random priorities), hand-outs, Dones and forgotten clusters, through
+// NewPriority's queue, which keeps its state in the order: the queue hands out what the order's plain specification
+// says, counts what is pending, hands each request out with the priority it had, keeps one entry per request while
+// it holds the request, and holds no entry once everything has been handed out and done. It covers raises (stale
+// places in the lists), adds during processing and draining.
 func TestFairOrderFollowsItsSpecification(t *testing.T) {
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(seed, 1))
-			o := newFairOrder[mcreconcile.Request]()
-			eq := entryQueue[mcreconcile.Request]{order: o}
+			q := newFairPriorityQueue[mcreconcile.Request]("", nil, clocktesting.NewFakeClock(time.Now()))
+			t.Cleanup(q.ShutDown)
+			o := q.order
 			m := &orderModel{items: map[mcreconcile.Request]*modelItem{}}
-			// finishing are the Dones that the work queue is done with and that have not finished in the order yet:
-			// the worker's goroutine may finish only after others have handed the entry out again.
-			type doneCall struct {
-				e       *entry[mcreconcile.Request]
-				handOut uint64
-			}
-			var finishing []doneCall
-			// done plays the queue's Done up to the work queue's Done.
 			done := func(r mcreconcile.Request) {
-				e, handOut := o.processingEntry(r)
-				if e == nil {
-					t.Fatalf("%v is processed but has no entry", r)
-				}
+				q.Done(r)
 				it := m.items[r]
 				it.processing = false
 				if it.dirty {
 					it.dirty = false
-					eq.Push(e)
 					m.push(it)
 				}
-				finishing = append(finishing, doneCall{e, handOut})
 			}
 			clusters := []string{"a", "b", "c"}
 			var processing []mcreconcile.Request
-			var held []*entry[mcreconcile.Request] // entries whose adds have not been released yet
 
 			pop := func() {
-				e := eq.Pop()
-				got := e.item
-				if other := o.entries[got]; other != e {
-					t.Fatalf("handed out an entry of %v that is not its entry in the order", got)
+				got, priority, shutdown := q.GetWithPriority()
+				if shutdown {
+					t.Fatal("the queue reports a shutdown")
 				}
 				it := m.items[got]
 				if it == nil || !it.pending {
@@ -141,8 +131,8 @@ func TestFairOrderFollowsItsSpecification(t *testing.T) {
 					t.Fatalf("handed out %v (priority %d, seq %d), want %v (priority %d, seq %d)",
 						got, it.priority, it.seq, want, m.items[want].priority, m.items[want].seq)
 				}
-				if e.handedOutAt != it.priority {
-					t.Fatalf("%v handed out at priority %d, want %d", got, e.handedOutAt, it.priority)
+				if priority != it.priority {
+					t.Fatalf("%v handed out at priority %d, want %d", got, priority, it.priority)
 				}
 				it.pending, it.draining, it.processing = false, false, true
 				processing = append(processing, got)
@@ -153,25 +143,20 @@ func TestFairOrderFollowsItsSpecification(t *testing.T) {
 				r := req(cluster, fmt.Sprint(rnd.IntN(40)))
 				priority := rnd.IntN(7) - 3
 				switch op := rnd.IntN(20); {
-				case op < 8: // an add, as the queue and its work queue call the order
+				case op < 8: // an add now
 					it := m.item(r)
-					e := o.acquire(r, priority)
-					m.want(it, priority)
+					q.AddWithOpts(priorityqueue.AddOpts{Priority: &priority}, r)
 					switch {
 					case it.processing:
+						m.want(it, priority)
 						it.dirty = true
 					case it.pending:
-						eq.Touch(e)
-						m.raise(it, *it.wanted)
-						it.wanted = nil
+						m.raise(it, priority)
 					default:
-						eq.Push(e)
+						m.want(it, priority)
 						m.push(it)
 					}
-					// The adder's goroutine may release the entry only after others have handed it out or
-					// finished it.
-					held = append(held, e)
-				case op < 10: // a delayed add
+				case op < 10: // a delayed add, which only raises a pending request or one added while processed
 					it := m.item(r)
 					want := false
 					switch {
@@ -182,11 +167,14 @@ func TestFairOrderFollowsItsSpecification(t *testing.T) {
 						m.want(it, priority)
 						want = true
 					}
-					if got := o.absorb(r, priority); got != want {
+					o.mu.Lock()
+					got := o.absorbLocked(r, priority)
+					o.mu.Unlock()
+					if got != want {
 						t.Fatalf("step %d: absorb(%v) = %v, want %v", step, r, got, want)
 					}
 				case op < 17:
-					if o.Len() > 0 {
+					if q.Len() > 0 {
 						pop()
 					}
 				case op < 19:
@@ -197,7 +185,7 @@ func TestFairOrderFollowsItsSpecification(t *testing.T) {
 						done(r)
 					}
 				default:
-					o.forgetCluster(multicluster.ClusterName(cluster))
+					q.ForgetCluster(multicluster.ClusterName(cluster))
 					var gone []mcreconcile.Request
 					for {
 						next, ok := m.best(multicluster.ClusterName(cluster))
@@ -209,40 +197,25 @@ func TestFairOrderFollowsItsSpecification(t *testing.T) {
 					}
 					m.draining = append(m.draining, gone...)
 				}
-				if len(finishing) > 0 && rnd.IntN(3) == 0 {
-					i := rnd.IntN(len(finishing))
-					o.finish(finishing[i].e, finishing[i].handOut)
-					finishing = slices.Delete(finishing, i, i+1)
-				}
-				if len(held) > 0 && rnd.IntN(3) == 0 {
-					i := rnd.IntN(len(held))
-					o.release(held[i])
-					held = slices.Delete(held, i, i+1)
-				}
-				if got, want := o.Len(), m.pendingCount(); got != want {
+				if got, want := q.Len(), m.pendingCount(); got != want {
 					t.Fatalf("step %d: Len = %d, want %d", step, got, want)
 				}
 			}
 
-			// Drain: every add is released, everything pending is handed out, everything processed is done.
-			for _, e := range held {
-				o.release(e)
-			}
-			for o.Len() > 0 || len(processing) > 0 {
-				for o.Len() > 0 {
+			// Drain: everything pending is handed out, everything processed is done.
+			for q.Len() > 0 || len(processing) > 0 {
+				for q.Len() > 0 {
 					pop()
 				}
 				for _, r := range processing {
 					done(r)
 				}
 				processing = nil
-				for _, f := range finishing {
-					o.finish(f.e, f.handOut)
-				}
-				finishing = nil
 			}
-			if len(o.entries) != 0 {
-				t.Errorf("%d entries left once everything was handed out and done", len(o.entries))
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			if len(o.entries) != 0 || len(q.processing) != 0 {
+				t.Errorf("%d entries and %d processed left once everything was handed out and done", len(o.entries), len(q.processing))
 			}
 		})
 	}

@@ -49,10 +49,12 @@ import (
 //     disengaged) are handed out before any other, for the controller to drop them without reconciling; its
 //     delayed adds are dropped.
 //   - The workqueue metrics (depth, adds, latency, work duration, unfinished work, longest running processor,
-//     retries) are those of client-go's work queue under controllerName, through the metrics provider that
-//     controller-runtime installs; an empty name records none.
-//   - One goroutine times the delayed adds (client-go adds another for the metrics of a named queue); both end
-//     by the time ShutDown or ShutDownWithDrain returns.
+//     retries) are those client-go's work queue records, with the same meaning, under controllerName, through the
+//     metrics provider that controller-runtime installs; an empty name records none.
+//   - One goroutine times the delayed adds and, for a named queue, updates the unfinished-work metrics every half
+//     second; it ends by the time ShutDown or ShutDownWithDrain returns.
+//   - Each request costs one entry in one map, from its first add until it has been processed, and each add, Get
+//     and Done takes the queue's one lock once.
 //
 // A nil rateLimiter is controller-runtime's default for priority queues: per-request exponential backoff from
 // 5ms to 1000s.
@@ -60,24 +62,28 @@ func NewPriority[request mcreconcile.ClusterAware[request]](controllerName strin
 	return newFairPriorityQueue(controllerName, rateLimiter, clock.RealClock{})
 }
 
-// fairPriorityQueue is the queue returned by NewPriority: client-go's work queue, over a fairOrder, for
-// deduplication, exclusive processing, shutdown and metrics; this type adds priorities and delays. The work queue
-// holds each request's entry in the order (see entryQueue), so that its sets and metrics work on pointers.
+// fairPriorityQueue is the queue returned by NewPriority. It keeps all its state under the lock of its fairOrder:
+// the order holds each request's entry, from the request's first add until it has been processed, and the entry
+// records what client-go's work queue keeps in sets and maps of its own (whether the request is pending, processed,
+// or added again while processed, and the times its metrics need), so that a request costs one map insert, one
+// lookup and one delete on its way through, under one lock taken once by each add, Get and Done.
 type fairPriorityQueue[request mcreconcile.ClusterAware[request]] struct {
-	queue       *workqueue.Typed[*entry[request]]
 	order       *fairOrder[request]
+	cond        *sync.Cond // on order.mu: a request became pending, the queue shut down, or processing ended
+	metrics     *queueMetrics
 	rateLimiter workqueue.TypedRateLimiter[request]
 	clock       clock.Clock
-	retried     func()
 
-	// shuttingDown is set first thing by ShutDown and ShutDownWithDrain: adds check it without taking the work
-	// queue's lock, which every add and every Get already takes once.
+	// shuttingDown is set first thing by ShutDown and ShutDownWithDrain: adds check it without taking the lock.
 	shuttingDown atomic.Bool
 
-	mu      sync.Mutex
-	waiting map[request]*delayedAdd[request]  // the delayed adds, one per request
-	timers  indexedHeap[*delayedAdd[request]] // the same, by time
-	closed  bool
+	// Guarded by order.mu.
+	down       bool                              // shut down: no adds from now on; Get returns once nothing is pending
+	drain      bool                              // ShutDownWithDrain waits for processing to empty
+	processing []*entry[request]                 // the entries handed out and not done yet
+	waiting    map[request]*delayedAdd[request]  // the delayed adds, one per request
+	timers     indexedHeap[*delayedAdd[request]] // the same, by time
+	closed     bool                              // the delayed adds are dropped
 
 	wake     chan struct{} // the earliest delayed add changed
 	stop     chan struct{}
@@ -104,21 +110,18 @@ func newFairPriorityQueue[request mcreconcile.ClusterAware[request]](name string
 	}
 	order := newFairOrder[request]()
 	q := &fairPriorityQueue[request]{
-		queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[*entry[request]]{
-			Name:  name,
-			Queue: entryQueue[request]{order: order},
-		}),
 		order:       order,
+		cond:        sync.NewCond(&order.mu),
+		metrics:     newQueueMetrics(name),
 		rateLimiter: rateLimiter,
 		clock:       clk,
-		retried:     retriesMetric(name),
 		waiting:     map[request]*delayedAdd[request]{},
 		timers:      indexedHeap[*delayedAdd[request]]{less: delayedBefore[request]},
 		wake:        make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		stopped:     make(chan struct{}),
 	}
-	go q.runDelays()
+	go q.run()
 	return q
 }
 
@@ -151,37 +154,54 @@ func (q *fairPriorityQueue[request]) AddWithOpts(opts priorityqueue.AddOpts, ite
 				after = limited
 			}
 		}
-		if after <= 0 {
-			q.addNow(item, priority)
-			continue
+		if after > 0 {
+			q.metrics.retried()
 		}
-		q.retried()
-		if q.order.absorb(item, priority) {
-			continue
+		q.order.mu.Lock()
+		switch {
+		case after <= 0:
+			q.addNowLocked(item, priority)
+		case !q.order.absorbLocked(item, priority):
+			q.addLaterLocked(item, q.clock.Now().Add(after), priority)
 		}
-		q.addLater(item, q.clock.Now().Add(after), priority)
+		q.order.mu.Unlock()
 	}
 }
 
-// addNow hands the request to the work queue at priority, or at the priority of its delayed add if higher; the
-// delayed add is cancelled.
-func (q *fairPriorityQueue[request]) addNow(item request, priority int) {
-	q.mu.Lock()
-	if d := q.waiting[item]; d != nil {
-		priority = max(priority, d.priority)
-		q.timers.remove(d.index)
-		delete(q.waiting, item)
+// addNowLocked makes the request pending at priority, or at the priority of its delayed add if higher (the
+// delayed add is cancelled). A pending request only takes the higher priority; a request being processed is
+// pending again once it is done.
+func (q *fairPriorityQueue[request]) addNowLocked(item request, priority int) {
+	if len(q.waiting) > 0 {
+		if d := q.waiting[item]; d != nil {
+			priority = max(priority, d.priority)
+			q.timers.remove(d.index)
+			delete(q.waiting, item)
+		}
 	}
-	q.mu.Unlock()
-	e := q.order.acquire(item, priority)
-	q.queue.Add(e)
-	q.order.release(e)
+	if q.down {
+		return
+	}
+	o := q.order
+	e := o.entryLocked(item)
+	switch {
+	case e.pending:
+		o.raiseLocked(e, priority)
+	case e.processing:
+		if !e.wanted {
+			q.metrics.added(&e.times)
+		}
+		o.wantLocked(e, priority)
+	default:
+		q.metrics.added(&e.times)
+		o.wantLocked(e, priority)
+		o.pushLocked(e)
+		q.cond.Signal()
+	}
 }
 
-// addLater records a delayed add, merged with the request's delayed add if it has one.
-func (q *fairPriorityQueue[request]) addLater(item request, at time.Time, priority int) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+// addLaterLocked records a delayed add, merged with the request's delayed add if it has one.
+func (q *fairPriorityQueue[request]) addLaterLocked(item request, at time.Time, priority int) {
 	if q.closed {
 		return
 	}
@@ -207,8 +227,9 @@ func (q *fairPriorityQueue[request]) addLater(item request, at time.Time, priori
 	}
 }
 
-// runDelays hands the delayed adds to the work queue when their time comes, until the queue shuts down.
-func (q *fairPriorityQueue[request]) runDelays() {
+// run makes the delayed adds pending when their time comes and, for a named queue, updates the unfinished-work
+// metrics every unfinishedWorkUpdatePeriod, until the queue shuts down.
+func (q *fairPriorityQueue[request]) run() {
 	defer close(q.stopped)
 	var timer clock.Timer
 	defer func() {
@@ -216,14 +237,19 @@ func (q *fairPriorityQueue[request]) runDelays() {
 			timer.Stop()
 		}
 	}()
+	var tick <-chan time.Time
+	if q.metrics != nil {
+		ticker := time.NewTicker(unfinishedWorkUpdatePeriod)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	for {
-		q.mu.Lock()
+		q.order.mu.Lock()
 		now := q.clock.Now()
-		var due []*delayedAdd[request]
 		for q.timers.Len() > 0 && !q.timers.first().at.After(now) {
 			d := q.timers.pop()
 			delete(q.waiting, d.item)
-			due = append(due, d)
+			q.addNowLocked(d.item, d.priority)
 		}
 		if timer != nil {
 			timer.Stop()
@@ -234,29 +260,43 @@ func (q *fairPriorityQueue[request]) runDelays() {
 			timer = q.clock.NewTimer(q.timers.first().at.Sub(now))
 			next = timer.C()
 		}
-		q.mu.Unlock()
-
-		for _, d := range due {
-			q.addNow(d.item, d.priority)
-		}
+		q.order.mu.Unlock()
 
 		select {
 		case <-q.stop:
 			return
 		case <-q.wake:
 		case <-next:
+		case <-tick:
+			q.updateUnfinishedWork()
 		}
 	}
 }
 
-// stopDelays ends runDelays and drops the delayed adds.
+// updateUnfinishedWork sets the unfinished-work metrics from the requests being processed.
+func (q *fairPriorityQueue[request]) updateUnfinishedWork() {
+	q.order.mu.Lock()
+	defer q.order.mu.Unlock()
+	now := time.Now()
+	var total, oldest float64
+	for _, e := range q.processing {
+		if !e.times.started.IsZero() {
+			age := now.Sub(e.times.started).Seconds()
+			total += age
+			oldest = max(oldest, age)
+		}
+	}
+	q.metrics.setUnfinishedWork(total, oldest)
+}
+
+// stopDelays ends run and drops the delayed adds.
 func (q *fairPriorityQueue[request]) stopDelays() {
 	q.stopOnce.Do(func() {
-		q.mu.Lock()
+		q.order.mu.Lock()
 		q.closed = true
 		q.waiting = map[request]*delayedAdd[request]{}
 		q.timers.items = nil
-		q.mu.Unlock()
+		q.order.mu.Unlock()
 		close(q.stop)
 	})
 	<-q.stopped
@@ -271,44 +311,77 @@ func (q *fairPriorityQueue[request]) Get() (request, bool) {
 // GetWithPriority blocks until a request is pending or the queue has shut down and has none left, and hands out
 // the request with the priority it had. The caller must call Done with it.
 func (q *fairPriorityQueue[request]) GetWithPriority() (request, int, bool) {
-	e, shutdown := q.queue.Get()
-	if shutdown {
+	o := q.order
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for o.pending == 0 && !q.down {
+		q.cond.Wait()
+	}
+	if o.pending == 0 {
 		var zero request
 		return zero, 0, true
 	}
-	// Pop wrote handedOutAt in this goroutine, and nothing writes it until the entry is done.
+	e := o.popLocked()
+	e.processing, e.handedOutAt = true, e.priority
+	e.processingIndex = len(q.processing)
+	q.processing = append(q.processing, e)
+	q.metrics.handedOut(&e.times)
 	return e.item, e.handedOutAt, false
 }
 
 // Done marks the request as processed; if it was added again meanwhile, it is pending again. A request that has
 // not been handed out is ignored.
 func (q *fairPriorityQueue[request]) Done(item request) {
-	e, handOut := q.order.processingEntry(item)
-	if e == nil {
+	o := q.order
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e := o.entries[item]
+	if e == nil || !e.processing {
 		return
 	}
-	// The work queue may hand the entry out again, to another worker, as soon as it is done with it here.
-	q.queue.Done(e)
-	q.order.finish(e, handOut)
+	q.metrics.done(&e.times)
+	e.processing = false
+	last := len(q.processing) - 1
+	moved := q.processing[last]
+	q.processing[e.processingIndex], moved.processingIndex = moved, e.processingIndex
+	q.processing[last] = nil
+	q.processing = q.processing[:last]
+	if e.wanted {
+		o.pushLocked(e)
+		q.cond.Signal()
+	} else {
+		o.dropIfIdleLocked(e)
+	}
+	if len(q.processing) == 0 && q.drain {
+		q.cond.Broadcast()
+	}
 }
 
 // Len returns the number of pending requests, not counting delayed adds.
 func (q *fairPriorityQueue[request]) Len() int {
-	return q.queue.Len()
+	return q.order.Len()
 }
 
 // ShutDown drops the delayed adds, ignores adds from now on and wakes the workers waiting in Get.
 func (q *fairPriorityQueue[request]) ShutDown() {
-	q.shuttingDown.Store(true)
-	q.stopDelays()
-	q.queue.ShutDown()
+	q.shutDown(false)
 }
 
-// ShutDownWithDrain is ShutDown, and waits for the requests being processed to be Done.
+// ShutDownWithDrain is ShutDown, and waits for the requests being processed to be Done (or for ShutDown).
 func (q *fairPriorityQueue[request]) ShutDownWithDrain() {
+	q.shutDown(true)
+}
+
+func (q *fairPriorityQueue[request]) shutDown(drain bool) {
 	q.shuttingDown.Store(true)
 	q.stopDelays()
-	q.queue.ShutDownWithDrain()
+	q.order.mu.Lock()
+	defer q.order.mu.Unlock()
+	q.down, q.drain = true, drain
+	q.cond.Broadcast()
+	for q.drain && len(q.processing) > 0 {
+		q.cond.Wait()
+	}
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
@@ -329,9 +402,9 @@ func (q *fairPriorityQueue[request]) NumRequeues(item request) int {
 // ForgetCluster moves the cluster's pending requests to the front of the queue, to be dropped, and drops its
 // delayed adds.
 func (q *fairPriorityQueue[request]) ForgetCluster(clusterName multicluster.ClusterName) {
-	q.order.forgetCluster(clusterName)
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.order.mu.Lock()
+	defer q.order.mu.Unlock()
+	q.order.forgetClusterLocked(clusterName)
 	for item, d := range q.waiting {
 		if item.Cluster() == clusterName {
 			q.timers.remove(d.index)
@@ -344,30 +417,3 @@ func (q *fairPriorityQueue[request]) ForgetCluster(clusterName multicluster.Clus
 func delayedBefore[request any](a, b *delayedAdd[request]) bool { return a.at.Before(b.at) }
 
 func (d *delayedAdd[request]) setHeapIndex(i int) { d.index = i }
-
-// retriesMetric returns a function that counts one retry (a delayed add) in the workqueue retries metric of the
-// named queue, through the workqueue metrics provider, or does nothing for an empty name. client-go creates that
-// metric only for its delaying queue, and counts a retry in each AddAfter; the delaying queue built here is shut
-// down at once, so no goroutine runs for it, and it hands what it is given to a queue that drops it.
-func retriesMetric(name string) func() {
-	if name == "" {
-		return func() {}
-	}
-	counter := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[struct{}]{
-		Name:  name,
-		Queue: discardQueue{},
-	})
-	counter.ShutDown()
-	return func() { counter.AddAfter(struct{}{}, 0) }
-}
-
-// discardQueue is a work queue that drops everything and never shuts down.
-type discardQueue struct{}
-
-func (discardQueue) Add(struct{})                 {}
-func (discardQueue) Len() int                     { return 0 }
-func (discardQueue) Get() (item struct{}, _ bool) { return item, true }
-func (discardQueue) Done(struct{})                {}
-func (discardQueue) ShutDown()                    {}
-func (discardQueue) ShutDownWithDrain()           {}
-func (discardQueue) ShuttingDown() bool           { return false }

@@ -4,6 +4,7 @@
 package fairqueue
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -124,8 +125,8 @@ func waitFor(t *testing.T, what string, cond func() bool, step func()) {
 
 // waitingAdds returns the number of delayed adds the queue holds.
 func (q *fairPriorityQueue[request]) waitingAdds() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.order.mu.Lock()
+	defer q.order.mu.Unlock()
 	return len(q.waiting)
 }
 
@@ -448,36 +449,77 @@ func TestFairPriorityQueueMetrics(t *testing.T) {
 	q.AddAfter(req("a", "y"), time.Hour)
 	q.AddRateLimited(req("a", "z"))
 	q.AddAfter(req("a", "now"), 0)
+	q.Add(req("a", "x")) // pending already: not another add
 
-	families, err := metrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]float64{}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "name" && l.GetValue() == name {
-					switch {
-					case m.GetCounter() != nil:
-						values[f.GetName()] += m.GetCounter().GetValue()
-					case m.GetGauge() != nil:
-						values[f.GetName()] += m.GetGauge().GetValue()
-					}
-				}
-			}
-		}
-	}
 	want := map[string]float64{
 		"workqueue_depth":         3, // a/x, b/x and a/now: the delayed adds are not pending yet
 		"workqueue_adds_total":    3,
 		"workqueue_retries_total": 2, // the adds with a delay
 	}
 	for metric, v := range want {
-		if values[metric] != v {
-			t.Errorf("%s{name=%q} = %v, want %v", metric, name, values[metric], v)
+		if got := queueMetric(t, name, metric); got != v {
+			t.Errorf("%s{name=%q} = %v, want %v", metric, name, got, v)
 		}
 	}
+
+	// A worker takes a request: it leaves the depth, and its time in the queue is observed; while it is processed,
+	// the unfinished work grows; once it is done, its work duration is observed.
+	taken, _, _ := q.GetWithPriority()
+	if got := queueMetric(t, name, "workqueue_depth"); got != 2 {
+		t.Errorf("depth after a hand-out = %v, want 2", got)
+	}
+	if got := queueMetric(t, name, "workqueue_queue_duration_seconds"); got != 1 {
+		t.Errorf("queue durations observed = %v, want 1", got)
+	}
+	q.Add(taken) // added again while processed: pending again at Done, counted now
+	if got := queueMetric(t, name, "workqueue_adds_total"); got != 4 {
+		t.Errorf("adds after an add during processing = %v, want 4", got)
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return queueMetric(t, name, "workqueue_unfinished_work_seconds") > 0 &&
+			queueMetric(t, name, "workqueue_longest_running_processor_seconds") > 0, nil
+	}); err != nil {
+		t.Errorf("the unfinished work of a request being processed is never reported: %v", err)
+	}
+	q.Done(taken)
+	if got := queueMetric(t, name, "workqueue_work_duration_seconds"); got != 1 {
+		t.Errorf("work durations observed = %v, want 1", got)
+	}
+	if got := queueMetric(t, name, "workqueue_depth"); got != 3 {
+		t.Errorf("depth once %v is pending again = %v, want 3", taken, got)
+	}
+}
+
+// queueMetric returns the value of a workqueue metric of the named queue in controller-runtime's registry: a
+// counter's or gauge's value, a histogram's number of observations.
+func queueMetric(t *testing.T, name, metric string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v float64
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() != "name" || l.GetValue() != name {
+					continue
+				}
+				switch {
+				case m.GetCounter() != nil:
+					v += m.GetCounter().GetValue()
+				case m.GetGauge() != nil:
+					v += m.GetGauge().GetValue()
+				case m.GetHistogram() != nil:
+					v += float64(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+	}
+	return v
 }
 
 // Many producers adding at random priorities in a few clusters, some with delays, and many workers: no request is
