@@ -31,8 +31,11 @@ type queueMetrics struct {
 // newQueueMetrics returns the metrics of the queue named name, nil for an empty name or if controller-runtime's
 // provider cannot be found.
 func newQueueMetrics(name string) *queueMetrics {
+	if name == "" {
+		return nil
+	}
 	mp := controllerRuntimeMetricsProvider()
-	if name == "" || mp == nil {
+	if mp == nil {
 		return nil
 	}
 	return &queueMetrics{

@@ -62,10 +62,8 @@ type entry[request any] struct {
 	draining bool   // its cluster was forgotten
 
 	// processing is set from the time NewPriority's queue hands the entry out until it is done with it;
-	// handedOutAt is the priority it had then, and processingIndex its place in the queue's list of processed
-	// entries.
+	// processingIndex is then its place in the queue's list of processed entries.
 	processing      bool
-	handedOutAt     int
 	processingIndex int
 
 	// times are the metrics' times of the item, in NewPriority's queue.

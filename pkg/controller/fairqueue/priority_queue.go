@@ -262,13 +262,19 @@ func (q *fairPriorityQueue[request]) run() {
 		}
 		q.order.mu.Unlock()
 
-		select {
-		case <-q.stop:
-			return
-		case <-q.wake:
-		case <-next:
-		case <-tick:
-			q.updateUnfinishedWork()
+	wait:
+		for {
+			select {
+			case <-q.stop:
+				return
+			case <-q.wake:
+				break wait
+			case <-next:
+				break wait
+			case <-tick:
+				// The delayed adds are as they were: only the metrics need updating.
+				q.updateUnfinishedWork()
+			}
 		}
 	}
 }
@@ -322,11 +328,12 @@ func (q *fairPriorityQueue[request]) GetWithPriority() (request, int, bool) {
 		return zero, 0, true
 	}
 	e := o.popLocked()
-	e.processing, e.handedOutAt = true, e.priority
+	e.processing = true
 	e.processingIndex = len(q.processing)
 	q.processing = append(q.processing, e)
 	q.metrics.handedOut(&e.times)
-	return e.item, e.handedOutAt, false
+	// The priority stays the one it was handed out with until the entry is pending again.
+	return e.item, e.priority, false
 }
 
 // Done marks the request as processed; if it was added again meanwhile, it is pending again. A request that has
