@@ -93,6 +93,7 @@ func NewTypedUnmanaged[request mcreconcile.ClusterAware[request]](name string, m
 		do:               options.Reconciler,
 		cacheSyncTimeout: options.CacheSyncTimeout,
 		log:              options.Logger.WithValues("controller", name),
+		warmup:           options.EnableWarmup != nil && *options.EnableWarmup,
 	}
 	c.engagements = clusters.NewEngagements(c.disengaged)
 	if gate, ok := mgr.(mcmanager.ClusterWorkGate); ok {
@@ -139,6 +140,8 @@ type mcController[request mcreconcile.ClusterAware[request]] struct {
 	do               reconcile.TypedReconciler[request]
 	cacheSyncTimeout time.Duration
 	log              logr.Logger
+	// warmup is the EnableWarmup option: the controller's sources start in Warmup, before leader election is won.
+	warmup bool
 	// gate is the manager's: it fences the requests of fleet clusters the controller is not engaged with (the
 	// engagements carry their own gate).
 	gate mcmanager.ClusterWorkGate
@@ -148,6 +151,7 @@ type mcController[request mcreconcile.ClusterAware[request]] struct {
 
 	mu      sync.Mutex
 	runCtx  context.Context                               // the context the controller runs with; nil before it starts
+	runDone <-chan struct{}                               // runCtx.Done(), nil before it starts
 	queue   workqueue.TypedRateLimitingInterface[request] // nil before the controller starts
 	sources []mcsource.TypedSource[client.Object, request]
 }

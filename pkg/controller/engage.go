@@ -38,7 +38,12 @@ type clusterWork[request mcreconcile.ClusterAware[request]] struct {
 	gate clusters.WorkGate
 	// cancels cancels the context of each started source, by slot.
 	cancels []context.CancelFunc
-	// reconciles cancels the reconciles of the cluster that run now.
+	// work ends with the engagement: with its context, or when the engagement is stopped (cancelWork, called by
+	// stopLocked). The reconciles of the cluster whose own context ends only with the controller end with it
+	// (reconcileContext), without a registration of their own.
+	work       context.Context
+	cancelWork context.CancelFunc
+	// reconciles cancels the other reconciles of the cluster that run now (those with a deadline of their own).
 	reconciles []*runningReconcile
 	// pending are the cluster's sources built before the controller started; they start when it starts.
 	pending []clusterSource[request]
@@ -64,6 +69,9 @@ func (w *clusterWork[request]) stopLocked() {
 		}
 	}
 	w.cancels = nil
+	if w.cancelWork != nil {
+		w.cancelWork()
+	}
 	for _, r := range w.reconciles {
 		r.cancel()
 	}
@@ -96,6 +104,7 @@ func (c *mcController[request]) Engage(ctx context.Context, name multicluster.Cl
 		replaced.Value.stopLocked()
 	}
 	eng.Value.gate = clusters.WorkGateFrom(ctx)
+	eng.Value.work, eng.Value.cancelWork = clusters.WithLifetime(eng.Context())
 
 	var built []clusterSource[request]
 	for _, from := range c.sources {

@@ -25,7 +25,7 @@ func (c *mcController[request]) reconcilerFor() reconcile.TypedReconciler[reques
 
 func (c *mcController[request]) reconcile(ctx context.Context, req request) (reconcile.Result, error) {
 	name := req.Cluster()
-	eng, gate := c.engagementOf(name)
+	eng, gate, runDone := c.engagementOf(name)
 
 	if gate != nil {
 		// A fencing coordinator (sharding) decides whether this process may work on the cluster now, and waits for
@@ -40,40 +40,49 @@ func (c *mcController[request]) reconcile(ctx context.Context, req request) (rec
 		ctx = workCtx
 	}
 
-	if eng != nil {
+	switch {
+	case eng != nil && ctx.Done() == runDone:
+		// The reconcile's context ends only with the controller, which stops every engagement when it stops: it
+		// ends with the engagement's work (the engagement stopped, or its context ended), at no cost per reconcile.
+		ctx = newReconcileContext(ctx, eng.Value.work)
+	case eng != nil:
+		// A context with an end of its own (a reconcile timeout, a gate's fence) is cancelled when the engagement
+		// is stopped (the cluster replaced, the controller stopped)...
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		// Ends the reconcile when the engagement is stopped (the cluster replaced, the controller stopped)...
 		running := &runningReconcile{cancel: cancel}
 		c.trackReconcile(eng, running)
 		defer c.untrackReconcile(eng, running)
-		// ... or when its context ends: an entry in the context's list of watchers when it is a
+		// ... or when the engagement's context ends: an entry in the context's list of watchers when it is a
 		// clusters.WithLifetime, not a child registration that would stay allocated in it.
 		defer clusters.AfterFunc(eng.Context(), cancel)()
-	} else if _, err := c.mgr.GetCluster(ctx, name); errors.Is(err, multicluster.ErrClusterNotFound) {
-		// The cluster is gone: the request was queued before it left.
-		metrics.DroppedRequests.WithLabelValues(c.name).Inc()
-		c.log.V(1).Info("Dropping request of a cluster that is no longer engaged", "cluster", name, "request", req.String())
-		return reconcile.Result{}, nil
+	default:
+		if _, err := c.mgr.GetCluster(ctx, name); errors.Is(err, multicluster.ErrClusterNotFound) {
+			// The cluster is gone: the request was queued before it left.
+			metrics.DroppedRequests.WithLabelValues(c.name).Inc()
+			c.log.V(1).Info("Dropping request of a cluster that is no longer engaged", "cluster", name, "request", req.String())
+			return reconcile.Result{}, nil
+		}
 	}
 
 	return c.do.Reconcile(mccontext.WithCluster(ctx, name), req)
 }
 
-// engagementOf returns the engagement of the named cluster, nil if the controller is not engaged with it, and the
-// gate a reconcile of the cluster passes, nil if the work on it is not fenced: the gate the coordinator attached to
-// the engagement; for a fleet cluster the controller is not engaged with, the manager's, which asks its coordinator.
-func (c *mcController[request]) engagementOf(name multicluster.ClusterName) (*engagement[request], clusters.WorkGate) {
+// engagementOf returns the engagement of the named cluster, nil if the controller is not engaged with it; the gate
+// a reconcile of the cluster passes, nil if the work on it is not fenced: the gate the coordinator attached to the
+// engagement; for a fleet cluster the controller is not engaged with, the manager's, which asks its coordinator;
+// and the Done channel of the context the controller runs with (nil before it starts).
+func (c *mcController[request]) engagementOf(name multicluster.ClusterName) (*engagement[request], clusters.WorkGate, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch eng := c.engagements.Get(name); {
 	case eng != nil:
-		return eng, eng.Value.gate
+		return eng, eng.Value.gate, c.runDone
 	case c.gate == nil || name == mcmanager.LocalCluster:
-		return nil, nil
+		return nil, nil, c.runDone
 	default:
-		return nil, namedGate{gate: c.gate, name: name}
+		return nil, namedGate{gate: c.gate, name: name}, c.runDone
 	}
 }
 

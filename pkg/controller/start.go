@@ -17,10 +17,11 @@ func (c *mcController[request]) Start(ctx context.Context) error {
 }
 
 // Warmup starts the sources (of the host and of every engaged cluster) before leader election is won, when the
-// controller's EnableWarmup option is set.
+// controller's EnableWarmup option is set. Without it, Warmup does nothing, and the controller runs with the
+// context of Start.
 func (c *mcController[request]) Warmup(ctx context.Context) error {
 	warmup, ok := c.TypedController.(interface{ Warmup(context.Context) error })
-	if !ok {
+	if !ok || !c.warmup {
 		return nil
 	}
 	c.setRunContext(ctx)
@@ -38,7 +39,7 @@ func (c *mcController[request]) setRunContext(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.runCtx == nil {
-		c.runCtx = ctx
+		c.runCtx, c.runDone = ctx, ctx.Done()
 	}
 }
 
