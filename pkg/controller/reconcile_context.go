@@ -68,16 +68,15 @@ func findCancelCtxKey() any {
 // asked for. It has AfterFunc, so that deriving a context from it starts no goroutine.
 type keyProbe struct {
 	context.Context
-	done  chan struct{}
-	key   any
-	asked bool
+	done chan struct{}
+	key  any // nil until asked: a key of Value is never nil
 }
 
 func (p *keyProbe) Done() <-chan struct{} { return p.done }
 
 func (p *keyProbe) Value(key any) any {
-	if !p.asked {
-		p.key, p.asked = key, true
+	if p.key == nil {
+		p.key = key
 	}
 	return nil
 }
