@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -112,7 +113,16 @@ func WithProviderLeaderElection(needLeaderElection bool) Option {
 
 // New builds a controller-runtime manager for the host cluster at config and wraps it with WithMultiCluster. A nil
 // provider means single-cluster mode.
+//
+// Unless opts.NewCache is set, the host manager's cache is controller-runtime's (cache.New) with waits that react
+// to its informers' sync instead of checking it every 100 ms: an informer asked for once the cache runs is returned
+// as soon as it has synced, and an event handler added to a synced informer returns once it has seen the
+// informer's objects (waiting at most 100 ms), so that a controller of the host started with the manager, such as
+// a provider's, starts its workers as soon as its cache has synced. Everything else is controller-runtime's cache.
 func New(config *rest.Config, provider multicluster.Provider, opts manager.Options, mcOpts ...Option) (Manager, error) {
+	if opts.NewCache == nil {
+		opts.NewCache = syncNotifiedCache(cache.New)
+	}
 	mgr, err := manager.New(config, opts)
 	if err != nil {
 		return nil, err
