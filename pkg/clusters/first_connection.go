@@ -27,6 +27,13 @@ import (
 // own. Once the line is empty, requests go at once again. A host that answers over HTTP/1 (one request a
 // connection) is never made to wait after its first connection.
 //
+// Under the clusters NewCluster builds, client-go's transport has NewCluster's HTTP/2 connection pool above it,
+// which opens a host's connections one at a time by itself once the host has answered over HTTP/2: there the line
+// is kept only until the host's first connection, and then everyone in it goes at once, as every later request
+// does. A line that requests keep joining would otherwise let them go one at a time, each once the one before it
+// was scheduled and had its stream, for as long as requests come: the first requests of a thousand clusters
+// starting together on a busy machine.
+//
 // Without it, clusters that share client-go's transport (their rest.Configs differ only in what client-go's
 // transport cache ignores: the path of the host, the name, the credentials of a bearer token...) and start together
 // each open a connection of their own, TLS handshake included, and all but a few are closed as soon as they are
@@ -54,7 +61,9 @@ type sharedFirstConnection struct {
 	maxWait time.Duration
 	// transport is the innermost *http.Transport under rt, found on the first request; nil if there is none.
 	transport atomic.Pointer[http.Transport]
-	found     atomic.Bool
+	// pooled is set when NewCluster's HTTP/2 connection pool is between rt and the transport.
+	pooled atomic.Bool
+	found  atomic.Bool
 }
 
 // WrappedRoundTripper returns the round tripper it wraps.
@@ -68,10 +77,11 @@ func (s *sharedFirstConnection) RoundTrip(req *http.Request) (*http.Response, er
 		return s.rt.RoundTrip(req)
 	}
 	h := hostOf(t, req.URL.Host)
-	if h.protocol.Load() == protocolHTTP1 {
+	pooled := s.pooled.Load()
+	if p := h.protocol.Load(); p == protocolHTTP1 || p == protocolHTTP2 && pooled {
 		return s.rt.RoundTrip(req)
 	}
-	r := &request{host: h}
+	r := &request{host: h, pooled: pooled}
 	if h.gated.Load() || !h.connected.Load() {
 		maxWait := s.maxWait
 		if maxWait == 0 {
@@ -94,6 +104,9 @@ func (s *sharedFirstConnection) innermost() *http.Transport {
 		if t, ok := rt.(*http.Transport); ok {
 			s.transport.Store(t)
 			break
+		}
+		if _, ok := rt.(*pooledHTTP2); ok {
+			s.pooled.Store(true)
 		}
 		w, ok := rt.(interface{ WrappedRoundTripper() http.RoundTripper })
 		if !ok {
@@ -144,6 +157,8 @@ type request struct {
 	ready chan struct{}
 	// done is set once the request has a connection or has returned.
 	done bool // guarded by host.mu
+	// pooled is set when the request goes through NewCluster's HTTP/2 connection pool.
+	pooled bool
 }
 
 // hosts holds a connectingHost per hostKey; an entry goes when its transport is collected.
@@ -255,7 +270,11 @@ func (r *request) settled() {
 		h.setGatedLocked()
 		return
 	}
+	if h.protocol.Load() == protocolHTTP2 {
+		h.releasePooledLocked()
+	}
 	if h.turn != r {
+		h.setGatedLocked()
 		return
 	}
 	h.turn = nil
@@ -266,4 +285,19 @@ func (r *request) settled() {
 		close(h.turn.ready)
 	}
 	h.setGatedLocked()
+}
+
+// releasePooledLocked lets every request in line that goes through NewCluster's HTTP/2 connection pool go: the
+// pool opens the host's next connection itself, one at a time. The others keep their places. h.mu must be held.
+func (h *connectingHost) releasePooledLocked() {
+	kept := h.line[:0]
+	for _, w := range h.line {
+		if w.pooled {
+			close(w.ready)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(h.line[len(kept):])
+	h.line = kept
 }

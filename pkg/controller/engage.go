@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -176,7 +177,16 @@ func (c *mcController[request]) startLocked(eng *engagement[request], cs cluster
 		w.pending = append(w.pending, cs)
 		return
 	}
-	go c.runSource(eng, cs)
+	c.runSourceLocked(eng, cs)
+}
+
+// runSourceLocked runs a cluster's source (runSource) in a goroutine of its own, with its first context made under
+// c.mu, which the caller holds: a thousand clusters engaged together do not each take the lock again as their
+// sources begin. c.mu must be held.
+func (c *mcController[request]) runSourceLocked(eng *engagement[request], cs clusterSource[request]) {
+	if srcCtx, ok := c.sourceContextLocked(eng, cs.slot); ok {
+		go c.runSource(srcCtx, eng, cs, c.queue)
+	}
 }
 
 // sourceContext returns a new context for the source in slot, derived from the engagement's, after cancelling the
@@ -184,6 +194,11 @@ func (c *mcController[request]) startLocked(eng *engagement[request], cs cluster
 func (c *mcController[request]) sourceContext(eng *engagement[request], slot int) (context.Context, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.sourceContextLocked(eng, slot)
+}
+
+// sourceContextLocked is sourceContext with c.mu held.
+func (c *mcController[request]) sourceContextLocked(eng *engagement[request], slot int) (context.Context, bool) {
 	w := &eng.Value
 	if slot < len(w.cancels) && w.cancels[slot] != nil {
 		w.cancels[slot]()
@@ -197,18 +212,16 @@ func (c *mcController[request]) sourceContext(eng *engagement[request], slot int
 	return ctx, true
 }
 
-// runSource starts one cluster's source and waits for it to sync, within the cache sync timeout. A source that
-// fails to start or sync is logged, counted and restarted with backoff until it syncs or the cluster's engagement
-// ends. It returns once the source has synced; the source itself lives on until the engagement ends.
-func (c *mcController[request]) runSource(eng *engagement[request], cs clusterSource[request]) {
-	srcCtx, ok := c.sourceContext(eng, cs.slot)
-	if !ok {
-		return
-	}
+// runSource starts one cluster's source on queue with srcCtx (from sourceContext) and waits for it to sync, within the
+// cache sync timeout. A source that fails to start or sync is logged, counted and restarted with backoff, each
+// time with a new context, until it syncs or the cluster's engagement ends. It returns once the source has synced;
+// the source itself lives on until the engagement ends.
+func (c *mcController[request]) runSource(srcCtx context.Context, eng *engagement[request], cs clusterSource[request], queue workqueue.TypedRateLimitingInterface[request]) {
+	var ok bool
 	backoff := syncRetry
 	for attempt := 1; ; attempt++ {
 		started := time.Now()
-		err := c.startAndSync(srcCtx, cs.src)
+		err := c.startAndSync(srcCtx, cs.src, queue)
 		if err == nil {
 			metrics.SourceSyncDuration.WithLabelValues(c.name).Observe(time.Since(started).Seconds())
 			if log := c.log.V(1); log.Enabled() {
@@ -247,10 +260,7 @@ func (c *mcController[request]) runSource(eng *engagement[request], cs clusterSo
 }
 
 // startAndSync starts src on the controller's queue and waits, within the cache sync timeout, for it to sync.
-func (c *mcController[request]) startAndSync(ctx context.Context, src source.TypedSource[request]) error {
-	c.mu.Lock()
-	queue := c.queue
-	c.mu.Unlock()
+func (c *mcController[request]) startAndSync(ctx context.Context, src source.TypedSource[request], queue workqueue.TypedRateLimitingInterface[request]) error {
 	if err := src.Start(ctx, queue); err != nil {
 		return fmt.Errorf("starting source: %w", err)
 	}

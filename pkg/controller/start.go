@@ -56,7 +56,7 @@ func (c *mcController[request]) queueCreated(q workqueue.TypedRateLimitingInterf
 		pending := eng.Value.pending
 		eng.Value.pending = nil
 		for _, cs := range pending {
-			go c.runSource(eng, cs)
+			c.runSourceLocked(eng, cs)
 		}
 	}
 }

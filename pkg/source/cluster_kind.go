@@ -102,8 +102,30 @@ func (k *clusterKind[object, request]) run(ctx context.Context, queue workqueue.
 	// are. The function keeps only what it needs: the informer, the registration and the source for its log.
 	clusters.AfterFunc(ctx, func() { k.removeHandler(informer, registration) })
 
-	if !toolscache.WaitForCacheSync(ctx.Done(), registration.HasSynced) {
+	if !handlerSynced(ctx, registration) {
 		k.err = fmt.Errorf("cluster %q: stopped before the %T cache synced: %w", k.clusterName, k.obj, context.Cause(ctx))
+	}
+}
+
+// handlerSynced waits until the handler of registration has seen the informer's initial list, and reports whether
+// it has; false means ctx ended first. It waits on the registration's HasSyncedChecker, which client-go closes the
+// moment the handler has synced, rather than checking HasSynced every 100 ms as WaitForCacheSync does: the source
+// is synced (WaitForSync returns, the cluster is no longer unsynced) when its handler is, and the thousand
+// goroutines of a fleet's sources that sync together are not woken ten times a second meanwhile. A registration
+// without a checker is checked as WaitForCacheSync checks it.
+func handlerSynced(ctx context.Context, registration toolscache.ResourceEventHandlerRegistration) bool {
+	if registration.HasSynced() {
+		return true
+	}
+	checker := registration.HasSyncedChecker()
+	if checker == nil {
+		return toolscache.WaitForCacheSync(ctx.Done(), registration.HasSynced)
+	}
+	select {
+	case <-checker.Done():
+		return true
+	case <-ctx.Done():
+		return registration.HasSynced()
 	}
 }
 

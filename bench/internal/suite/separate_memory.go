@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -38,6 +39,24 @@ type counter struct {
 	n     atomic.Int64
 	began time.Time
 	cpu   cpuTimes
+	// want is the number of reconciles the arm waits for; reached[i] is when the count reached
+	// progressMarks[i] of want, in nanoseconds after began (0 until then).
+	want    int64
+	reached [len(progressMarks)]atomic.Int64
+}
+
+// progressMarks are the shares of an arm's reconciles whose times it reports, which show whether the time is spent
+// evenly or waiting for the last clusters.
+var progressMarks = [...]float64{0.1, 0.5, 0.9}
+
+// count counts a reconcile, and the time when the count reaches a progress mark.
+func (c *counter) count() {
+	k := c.n.Add(1)
+	for i, share := range progressMarks {
+		if k == int64(math.Ceil(share*float64(c.want))) {
+			c.reached[i].Store(int64(time.Since(c.began)))
+		}
+	}
 }
 
 // handOver records that the arm begins handing its clusters over now: the clock and the CPU accounting start.
@@ -49,14 +68,14 @@ func (c *counter) handOver() {
 
 func (c *counter) reconciler() reconcile.Func {
 	return func(context.Context, reconcile.Request) (reconcile.Result, error) {
-		c.n.Add(1)
+		c.count()
 		return reconcile.Result{}, nil
 	}
 }
 
 func (c *counter) mcReconciler() mcreconcile.Func {
 	return func(context.Context, mcreconcile.Request) (reconcile.Result, error) {
-		c.n.Add(1)
+		c.count()
 		return reconcile.Result{}, nil
 	}
 }
@@ -287,6 +306,7 @@ func MemorySeparate(ctx context.Context, fleet *mcenvtest.Fleet, r *Report, size
 				if err != nil {
 					return fmt.Errorf("%s, N=%d: %w", arm.name, n, err)
 				}
+				fig.position = k + 1
 				figures[arm.name] = append(figures[arm.name], fig)
 			}
 		}
@@ -318,6 +338,12 @@ type armFigures struct {
 	// and quietShare the share of a core they used in the last window of that wait.
 	quietWait  time.Duration
 	quietShare float64
+	// position is the arm's place in the order of its round, from 1.
+	position int
+	// progress is when the share progressMarks[i] of the objects had been reconciled, after the hand-over.
+	progress [len(progressMarks)]time.Duration
+	// beforeHandOver is how long the arm took to build what it builds before the clock starts (handOver).
+	beforeHandOver time.Duration
 }
 
 // measureArm engages n clusters the arm's way, waits until every object has been reconciled and the process has
@@ -334,15 +360,19 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 		return armFigures{}, err
 	}
 	waitMemberProfile := startMemberCPUProfile(ctx, o, f.profiled, slug)
-	c := &counter{}
+	want := int64(n * f.objects)
+	c := &counter{want: want}
+	engaging := time.Now()
 	stop, err := arm.engage(ctx, f, n, c)
 	if err != nil {
 		return armFigures{}, errors.Join(err, stopProfile(), waitMemberProfile())
 	}
-	want := int64(n * f.objects)
 	err = waitUntil(ctx, 10*time.Minute, fmt.Sprintf("%d first reconciles", want), func() bool { return c.n.Load() >= want })
 	fig := armFigures{reconciled: time.Since(c.began), cpu: readCPUTimes().sub(c.cpu), requests: map[string]float64{}, clusters: n,
-		quietWait: quietWait, quietShare: quietShare}
+		quietWait: quietWait, quietShare: quietShare, beforeHandOver: c.began.Sub(engaging)}
+	for i := range progressMarks {
+		fig.progress[i] = time.Duration(c.reached[i].Load())
+	}
 	for kind, k := range memberRequests.take() {
 		fig.requests[kind] = float64(k) / float64(n)
 	}
@@ -390,6 +420,10 @@ func reportArm(r *Report, cs string, rounds, plain []armFigures) {
 	r.Add("memory", cs, "RSS per cluster (incl. its objects)", med(func(f armFigures) float64 { return f.perCluster.RSS })/kib, "KiB")
 	r.Add("memory", cs, "goroutines per cluster", med(func(f armFigures) float64 { return f.goroutines }), "")
 	r.Add("memory", cs, "handed over → every object reconciled", med(reconciled), "ms")
+	for i, share := range progressMarks {
+		r.Add("memory", cs, fmt.Sprintf("handed over → %.0f%% of the objects reconciled", share*100), med(func(f armFigures) float64 { return ms(f.progress[i]) }), "ms")
+	}
+	r.Add("memory", cs, "building before handing over (not in the time)", med(func(f armFigures) float64 { return ms(f.beforeHandOver) }), "ms")
 	if len(rounds) > 1 {
 		times := values(reconciled)
 		r.Add("memory", cs, fmt.Sprintf("every object reconciled, fastest of %d rounds", len(rounds)), slices.Min(times), "ms")
@@ -401,6 +435,17 @@ func reportArm(r *Report, cs string, rounds, plain []armFigures) {
 			ratios[i] = float64(rounds[i].reconciled) / float64(plain[i].reconciled)
 		}
 		r.Add("memory", cs, "every object reconciled ÷ plain Managers' (same round)", median(ratios), "×")
+	}
+	// Each round's time (and ratio) with the arm's place in the round, which shows what the median leaves out: how
+	// far one round is from another, and whether following another arm costs an arm time.
+	if len(rounds) > 1 {
+		for i, fig := range rounds {
+			r.Add("memory", cs, fmt.Sprintf("round %d, arm %d of the round: every object reconciled", i+1, fig.position), ms(fig.reconciled), "ms")
+			if len(plain) == len(rounds) {
+				r.Add("memory", cs, fmt.Sprintf("round %d: every object reconciled ÷ plain Managers'", i+1),
+					float64(fig.reconciled)/float64(plain[i].reconciled), "×")
+			}
+		}
 	}
 	r.Add("memory", cs, "wait for quiet control planes before handing over", med(func(f armFigures) float64 { return ms(f.quietWait) }), "ms")
 	r.Add("memory", cs, "control planes' share of a core when handing over", med(func(f armFigures) float64 { return f.quietShare }), "")
