@@ -39,10 +39,19 @@ type counter struct {
 	n     atomic.Int64
 	began time.Time
 	cpu   cpuTimes
-	// want is the number of reconciles the arm waits for; reached[i] is when the count reached
-	// progressMarks[i] of want, in nanoseconds after began (0 until then).
-	want    int64
+	// marks[i] is the count that is the share progressMarks[i] of the reconciles the arm waits for; reached[i] is
+	// when the count reached it, in nanoseconds after began (0 until then).
+	marks   [len(progressMarks)]int64
 	reached [len(progressMarks)]atomic.Int64
+}
+
+// newCounter returns a counter of an arm that waits for want reconciles.
+func newCounter(want int64) *counter {
+	c := &counter{}
+	for i, share := range progressMarks {
+		c.marks[i] = int64(math.Ceil(share * float64(want)))
+	}
+	return c
 }
 
 // progressMarks are the shares of an arm's reconciles whose times it reports, which show whether the time is spent
@@ -52,8 +61,8 @@ var progressMarks = [...]float64{0.1, 0.5, 0.9}
 // count counts a reconcile, and the time when the count reaches a progress mark.
 func (c *counter) count() {
 	k := c.n.Add(1)
-	for i, share := range progressMarks {
-		if k == int64(math.Ceil(share*float64(c.want))) {
+	for i, mark := range c.marks {
+		if k == mark {
 			c.reached[i].Store(int64(time.Since(c.began)))
 		}
 	}
@@ -361,7 +370,7 @@ func measureArm(ctx context.Context, f *memoryFleet, n int, arm memoryArm, o Opt
 	}
 	waitMemberProfile := startMemberCPUProfile(ctx, o, f.profiled, slug)
 	want := int64(n * f.objects)
-	c := &counter{want: want}
+	c := newCounter(want)
 	engaging := time.Now()
 	stop, err := arm.engage(ctx, f, n, c)
 	if err != nil {
